@@ -1,24 +1,26 @@
 """``dealframe doctor`` judges what the client meets, through the drift proxy, on the manual
 clock (no test sleeps): a time series served with ``data: null`` is adapted, as the client
-warns of it; an outage of 502/503/504 that ends runs its checks once more, as one of 500s
-does; a route that keeps answering 500 while the family's other requests are answered is a
-break of that route (exit 1), named with its path and status."""
+warns of it, the months read of the next SKU (none with data: not checked); an outage of
+502/503/504 that ends runs its checks once more, as one of 500s does, a deliberately odd
+probe's too; a route that keeps answering 500 while the family's other requests are
+answered is a break of that route (exit 1), named with its path and status, one that
+answered 503 before is not."""
 
 from __future__ import annotations
 
 import itertools
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _clock import ListedClock, clock  # noqa: F401 - clock: a fixture
+from _doctor import answer, by_name, cli, run_doctor  # noqa: F401 - cli: a fixture
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     Action,
@@ -33,7 +35,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 
 import dealframe
 from dealframe.cli import main
-from dealframe.doctor import ADAPTED, BREAKS, HOLDS, NOT_CHECKED, Check, Diagnosis
+from dealframe.doctor import ADAPTED, BREAKS, HOLDS, NOT_CHECKED
 from dealframe.notices import MissingDataWarning, ServiceContractWarning
 
 P = "/api/private/v1"
@@ -42,17 +44,6 @@ CURRENT = r"^/api/v2/companies/current$"
 SEARCH = r"^/api/v2/companies$"
 ONE_COMPANY = rf"^{P}/companies/[0-9a-f-]{{36}}$"
 _NO_SUCH_ID = "00000000-0000-4000-8000-000000000000"
-
-
-def _answer(status: int, headers: dict[str, str] | None = None) -> Action:
-    """Answer without forwarding: ``status``, an error body, ``headers``."""
-
-    def apply(ex: Exchange) -> None:
-        ex.forward, ex.status, ex._doc = False, status, None
-        ex.headers = {"Content-Type": "application/json", **(headers or {})}
-        ex.content = orjson.dumps({"error": {"code": "DOWN", "message": f"answered {status}"}})
-
-    return Action(f"answer({status})", on_request=apply)
 
 
 def _first(n: int) -> Any:
@@ -66,49 +57,16 @@ def _known(ex: Exchange) -> bool:
     return not ex.path.endswith(_NO_SUCH_ID)
 
 
-def _doctor(
-    sandbox: Any,
-    proxy: Proxy,
-    *,
-    family: str | None = None,
-    max_requests: int = 60,
-    **settings: Any,
-) -> Diagnosis:
-    """The doctor through the proxy, by a client of its own."""
-    with dealframe.Client(
-        proxy.url,
-        sandbox.public_token,
-        sandbox.private_key,
-        cache_enabled=False,
-        progress=False,
-        **settings,
-    ) as client:
-        return dealframe.doctor(client, family=family, max_requests=max_requests)
-
-
-def _by_name(found: Diagnosis) -> dict[str, Check]:
-    return {c.name: c for c in found.checks}
-
-
-@pytest.fixture
-def cli(sandbox: Any, proxy: Proxy, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """``dealframe doctor`` through the proxy."""
-    for key, value in (
-        ("DEALFRAME_BASE_URL", proxy.url),
-        ("DEALFRAME_PUBLIC_TOKEN", sandbox.public_token),
-        ("DEALFRAME_PRIVATE_KEY", sandbox.private_key),
-    ):
-        monkeypatch.setenv(key, value)
-    yield
-
-
 # -- 1. a time series served with data null is judged as the client reads it ------------------
 
 
-def _no_data(absent: bool) -> Action:
-    """Every time-series item's ``data`` null (``absent``: no ``data`` member)."""
+def _no_data(absent: bool, only: Sequence[str] | None = None) -> Action:
+    """Every time-series item's ``data`` null (``absent``: no ``data`` member), or those of
+    the SKUs ``only``."""
 
     def change(item: dict[str, Any]) -> None:
+        if only is not None and item.get("sku") not in only:
+            return
         if absent:
             item.pop("data", None)
         else:
@@ -117,20 +75,24 @@ def _no_data(absent: bool) -> Action:
     return items_edit(change, "no_data")
 
 
-@pytest.mark.parametrize("absent", [False, True], ids=["null", "absent"])
+@pytest.mark.parametrize(
+    ("absent", "nulls"), [(False, 1), (True, 1), (False, 2)], ids=["null", "absent", "two-null"]
+)
 def test_a_time_series_item_without_data_is_adapted_in_the_client_s_words(
-    sandbox: Any, proxy: Proxy, absent: bool
+    sandbox: Any, proxy: Proxy, absent: bool, nulls: int
 ) -> None:
-    """The item of the SKU asked holds ``data: null`` (or none): the client returns no rows
-    for it and warns (the SKU counts as not returned); the doctor says so, adapted, quoting
-    the client's warning, never a break (the old code broke: "no item with a data
-    object")."""
-    proxy.add(SERIES, _no_data(absent))
+    """The items of the first SKU listed (or the first two) hold ``data: null`` (or none),
+    the others' data: the client returns no rows for it and warns (the SKU counts as not
+    returned); the doctor says so, adapted, quoting the client's warning, never a break,
+    and reads the months of the next SKU (the old code read no month at all, and said
+    nothing of it)."""
     with dealframe.Client(
         proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
     ) as client:
         found = client.public.search()
-        sku = str(found["sku"].iloc[0] if "sku" in found.columns else found.index[0])
+        listed = found["sku"] if "sku" in found.columns else found.index
+        sku, *more = [str(s) for s in listed[:nulls]]
+        proxy.add(SERIES, _no_data(absent, only=[sku, *more]))
         got = outcome(lambda: client.public.time_series([sku]))
         assert got.error is None, got.error
         assert got.value.empty and got.value.attrs["missing_skus"] == [sku]
@@ -138,13 +100,56 @@ def test_a_time_series_item_without_data_is_adapted_in_the_client_s_words(
         assert [w for w in words if "data is null or absent in 1 of 1 items" in w], words
         assert got.warned(MissingDataWarning)
         ran = outcome(lambda: dealframe.doctor(client, family="A"))
-    check = _by_name(ran.value)["A.time_series"]
+    check = by_name(ran.value)["A.time_series"]
     assert check.verdict == ADAPTED, check
-    assert check.observed.startswith("the SKU asked came with data null or absent: the client ")
     said = [w.split(": ", 1)[1] for w in words]  # the warnings without their endpoint
-    assert check.observed.endswith(f"the client warns: {'; '.join(said)}"), (check, said)
+    if nulls == 1:
+        assert check.observed.startswith(
+            "the SKU asked first came with data null or absent: the client returns no rows "
+            f"for it (attrs['missing_skus']) and warns: {'; '.join(said)}; the next, "
+        ), (check, said)
+    else:
+        assert check.observed.startswith(
+            "the first 2 SKUs asked came with data null or absent: the client returns no rows "
+            f"for them (attrs['missing_skus']) and warns: {'; '.join(said)}; "
+        ), (check, said)
+        assert check.observed.count("data is null or absent in 1 of 1 items") == 2, check
+    assert "; the next, " in check.observed, check
+    assert "monthly values keyed YYYY-MM" in check.observed, check  # the next SKU's months
+    assert proxy.count(SERIES) == 2 + nulls  # the client's one, the doctor's one per SKU
     assert ran.value.ok and ran.value.complete, ran.value.verdict()
     assert ran.warned(ServiceContractWarning) == []  # the doctor itself warns of none of it
+
+
+@pytest.mark.parametrize("absent", [False, True], ids=["null", "absent"])
+def test_a_time_series_without_data_for_any_sku_asked_leaves_its_months_not_checked(
+    sandbox: Any,
+    proxy: Proxy,
+    cli: None,
+    capsys: pytest.CaptureFixture[str],
+    absent: bool,
+) -> None:
+    """Every time-series item served without data: the doctor asks the three SKUs it saw,
+    one by one, and reads no month of any: how months are keyed is not checked, said with
+    what the client does and warns of, and the run did not check everything (the old code
+    said it adapted: complete, exit 0)."""
+    proxy.add(SERIES, _no_data(absent))
+    found = run_doctor(sandbox, proxy, family="A")
+    check = by_name(found)["A.time_series"]
+    assert check.verdict == NOT_CHECKED, check
+    assert check.observed.startswith(
+        "each of the 3 SKUs asked (one by one) came with data null or absent: the client "
+        "returns no rows for them (attrs['missing_skus']), so no month was seen and how "
+        "months are keyed is not checked; the client warns: "
+    ), check
+    assert check.observed.count("data is null or absent in 1 of 1 items") == 3, check
+    assert proxy.count(SERIES) == 3
+    assert [c.name for c in found.not_checked] == ["A.time_series"]
+    assert found.ok and not found.complete and not found.to_dict()["complete"]
+    proxy.reset()
+    proxy.add(SERIES, _no_data(absent))
+    capsys.readouterr()
+    assert main(["doctor", "--family", "A"]) == 2
 
 
 # -- 2. an outage of 502/503/504 that ends runs its checks once more ---------------------------
@@ -173,15 +178,15 @@ def test_an_unavailable_outage_that_ends_runs_its_check_once_more(
     """The profile answers ``status`` twice (the probe and its try after the wait), then the
     service answers (the unknown id): the profile is asked once more and holds; nothing is
     left not checked, exit 0 (the old code left it not checked, exit 2)."""
-    proxy.add(ONE_COMPANY, _answer(status, headers), when=lambda ex: _known(ex), times=2)
-    found = _doctor(sandbox, proxy, family="B")
-    profile = _by_name(found)["B.profile"]
+    proxy.add(ONE_COMPANY, answer(status, headers=headers), when=lambda ex: _known(ex), times=2)
+    found = run_doctor(sandbox, proxy, family="B")
+    profile = by_name(found)["B.profile"]
     assert profile.verdict == HOLDS, profile
     assert found.ok and found.complete, found.verdict()
     assert proxy.count(ONE_COMPANY) == 4  # twice unavailable, once more, the unknown id
     assert clock.made == waits  # the wait the outage asked, once
     proxy.reset()
-    proxy.add(ONE_COMPANY, _answer(status, headers), when=lambda ex: _known(ex), times=2)
+    proxy.add(ONE_COMPANY, answer(status, headers=headers), when=lambda ex: _known(ex), times=2)
     capsys.readouterr()
     assert main(["doctor", "--family", "B"]) == 0
 
@@ -192,9 +197,9 @@ def test_checks_needing_what_an_unavailable_search_saw_run_once_it_answers(
     """A.search answers 503 twice (after A.auth's two), then the family answers (the v1
     search): A.search runs once more, and so do the checks needing the SKUs it sees."""
     seen = itertools.count(1)
-    proxy.add(SEARCH, _answer(503), when=lambda ex: next(seen) in (3, 4))
-    found = _doctor(sandbox, proxy, family="A")
-    checks = _by_name(found)
+    proxy.add(SEARCH, answer(503), when=lambda ex: next(seen) in (3, 4))
+    found = run_doctor(sandbox, proxy, family="A")
+    checks = by_name(found)
     for name in ("A.search", "A.current", "A.skus_per_request", "A.time_series"):
         assert checks[name].verdict == HOLDS, checks[name]
     assert found.complete and found.ok, found.verdict()
@@ -212,9 +217,9 @@ def test_an_unavailable_outage_over_several_checks_runs_each_once_more(
         begun[0] = begun[0] or bool(re.search(ONE_COMPANY, ex.path))
         return begun[0]
 
-    proxy.add(rf"^{P}/", _answer(503), when=outage, times=4)
-    found = _doctor(sandbox, proxy, family="B")
-    checks = _by_name(found)
+    proxy.add(rf"^{P}/", answer(503), when=outage, times=4)
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
     assert checks["B.profile"].verdict == HOLDS, checks["B.profile"]
     assert checks["B.not_found"].verdict == HOLDS, checks["B.not_found"]
     assert found.complete and found.ok, found.verdict()
@@ -226,9 +231,9 @@ def test_a_second_unavailable_outage_leaves_the_check_not_checked_asked_twice_on
 ) -> None:
     """The profile is always unavailable, the rest answers: it is asked once more once the
     family answers (a second outage: not checked, said unavailable), never a third time."""
-    proxy.add(ONE_COMPANY, _answer(503), when=lambda ex: _known(ex))
-    found = _doctor(sandbox, proxy, family="B")
-    profile = _by_name(found)["B.profile"]
+    proxy.add(ONE_COMPANY, answer(503), when=lambda ex: _known(ex))
+    found = run_doctor(sandbox, proxy, family="B")
+    profile = by_name(found)["B.profile"]
     assert profile.verdict == NOT_CHECKED, profile
     assert profile.observed == "unavailable (503, again after the wait)"
     assert proxy.count(ONE_COMPANY) == 5  # twice, twice once more, and the unknown id
@@ -244,18 +249,18 @@ def test_an_unavailable_check_to_run_once_more_is_within_the_request_budget(
     profile is not asked once more, and says so (the budget ran out)."""
     paths: list[str] = []
     proxy.add(".", when=lambda ex: bool(paths.append(ex.path)))  # the order, nothing changed
-    _doctor(sandbox, proxy, family="B")
+    run_doctor(sandbox, proxy, family="B")
     before = next(i for i, path in enumerate(paths) if re.search(ONE_COMPANY, path))
     proxy.reset()
-    proxy.add(ONE_COMPANY, _answer(503), when=lambda ex: _known(ex), times=2)
+    proxy.add(ONE_COMPANY, answer(503), when=lambda ex: _known(ex), times=2)
     budget = before + 3  # the profile twice, then the unknown id
-    found = _doctor(sandbox, proxy, family="B", max_requests=budget)
-    profile = _by_name(found)["B.profile"]
+    found = run_doctor(sandbox, proxy, family="B", max_requests=budget)
+    profile = by_name(found)["B.profile"]
     assert profile.verdict == NOT_CHECKED, profile
     assert profile.observed == (
         "the service answered again, but the request budget ran out before this check ran again"
     )
-    assert _by_name(found)["B.not_found"].verdict == HOLDS
+    assert by_name(found)["B.not_found"].verdict == HOLDS
     assert found.budget_reached and found.requests == budget
 
 
@@ -267,9 +272,9 @@ def test_an_unavailable_check_s_wait_once_more_is_within_the_wait_budget(
     more it asks would pass the 300 s the doctor waits in all: not made, so it is not
     checked, said so."""
     wait = {"Retry-After": "200"}
-    proxy.add(ONE_COMPANY, _answer(503, wait), when=lambda ex: _known(ex), times=3)
-    found = _doctor(sandbox, proxy, family="B", retry_after_max=250)
-    profile = _by_name(found)["B.profile"]
+    proxy.add(ONE_COMPANY, answer(503, headers=wait), when=lambda ex: _known(ex), times=3)
+    found = run_doctor(sandbox, proxy, family="B", retry_after_max=250)
+    profile = by_name(found)["B.profile"]
     assert profile.verdict == NOT_CHECKED, profile
     assert profile.observed == (
         "unavailable: the service asked 200 s (503, not waited: 200 s more would pass the 300 s "
@@ -289,9 +294,9 @@ def test_a_family_a_route_that_keeps_answering_500_breaks_naming_it(
     on one route), while A.time_series and the other probes answer: asked once more, both
     get 500 again, two checks in a row on that route: a break of it, named with its path and
     status, exit 1 (the old code left both not checked, exit 2)."""
-    proxy.add(CURRENT, _answer(500), when=lambda ex: bool((ex.body or {}).get("skus")))
-    found = _doctor(sandbox, proxy, family="A")
-    checks = _by_name(found)
+    proxy.add(CURRENT, answer(500), when=lambda ex: bool((ex.body or {}).get("skus")))
+    found = run_doctor(sandbox, proxy, family="A")
+    checks = by_name(found)
     said = (
         "POST /api/v2/companies/current answered 500 again, as before, while the family's "
         "other requests were answered: a break of that route"
@@ -303,6 +308,114 @@ def test_a_family_a_route_that_keeps_answering_500_breaks_naming_it(
     assert checks["A.time_series"].verdict == HOLDS
     assert not found.ok and found.complete
     proxy.reset()
-    proxy.add(CURRENT, _answer(500), when=lambda ex: bool((ex.body or {}).get("skus")))
+    proxy.add(CURRENT, answer(500), when=lambda ex: bool((ex.body or {}).get("skus")))
     capsys.readouterr()
     assert main(["doctor", "--family", "A"]) == 1
+
+
+# -- 4. a 5xx to a deliberately odd probe is judged as any other -------------------------------
+
+
+@pytest.mark.parametrize("status", [502, 503, 504])
+def test_an_unavailable_outage_from_an_odd_probe_runs_its_checks_once_more(
+    sandbox: Any,
+    proxy: Proxy,
+    clock: ListedClock,
+    cli: None,
+    capsys: pytest.CaptureFixture[str],
+    status: int,
+) -> None:
+    """Four Family B requests answer ``status`` from the unknown id on (B.not_found's probe
+    and its try, then B.sub_collection's and its try), then the service answers (B.errors):
+    a 502/503/504 says the service is unavailable, even to a deliberately odd probe, never
+    that it answers that request so: both checks are asked once more and hold (the old code
+    broke B.not_found, "an unknown id answered 503, not 404", exit 1)."""
+    begun = [False]
+
+    def outage(ex: Exchange) -> bool:
+        begun[0] = begun[0] or ex.path.endswith(_NO_SUCH_ID)
+        return begun[0]
+
+    proxy.add(rf"^{P}/", answer(status), when=outage, times=4)
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
+    for name in ("B.not_found", "B.sub_collection"):
+        assert checks[name].verdict == HOLDS, checks[name]
+    assert found.ok and found.complete, found.verdict()
+    assert clock.made == [0.5, 0.5]
+    begun[0] = False
+    proxy.reset()
+    proxy.add(rf"^{P}/", answer(status), when=outage, times=4)
+    capsys.readouterr()
+    assert main(["doctor", "--family", "B"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("status", "headers"),
+    [(503, {"Retry-After": "1"}), (502, None), (504, None)],
+    ids=["503", "502", "504"],
+)
+def test_a_gateway_5xx_that_persists_on_an_odd_probe_is_not_checked(
+    sandbox: Any,
+    proxy: Proxy,
+    clock: ListedClock,
+    cli: None,
+    capsys: pytest.CaptureFixture[str],
+    status: int,
+    headers: dict[str, str] | None,
+) -> None:
+    """A.errors' probe (an empty SKU list, Family A's last) answers ``status`` twice (a blip):
+    the service was unavailable, so the check is not checked, never a break (the old code
+    broke it, "an empty skus list answered 503, not 400", exit 1); no later probe of the
+    family answers to run it once more: exit 2."""
+    empty = lambda ex: ex.body == {"skus": []}  # noqa: E731
+    proxy.add(CURRENT, answer(status, headers=headers), when=empty, times=2)
+    found = run_doctor(sandbox, proxy, family="A")
+    errors = by_name(found)["A.errors"]
+    assert errors.verdict == NOT_CHECKED, errors
+    assert errors.observed.startswith("unavailable")
+    assert errors.observed.endswith(f"({status}, again after the wait)"), errors
+    assert found.ok and not found.complete
+    proxy.reset()
+    proxy.add(CURRENT, answer(status, headers=headers), when=empty, times=2)
+    capsys.readouterr()
+    assert main(["doctor", "--family", "A"]) == 2
+
+
+def test_a_route_unavailable_before_is_no_break_of_it_when_it_answers_500(
+    sandbox: Any, proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Current data of SKUs answers 503 to its first four requests (A.current and
+    A.skus_per_request, each with its try), then 500: once the family answers
+    (A.time_series) both are asked once more and get 500 twice in a row. A 503 says the
+    service was unavailable, not that the route fails: this is a second outage, not a
+    break of that route "as before" (the old code broke both so, exit 1): not checked."""
+
+    def rule() -> None:
+        asked = itertools.count(1)
+        seen: list[int] = []
+
+        def first(ex: Exchange) -> bool:
+            if not (ex.body or {}).get("skus"):
+                return False
+            seen.append(next(asked))
+            return seen[-1] <= 4
+
+        proxy.add(CURRENT, answer(503), when=first)
+        later = lambda ex: bool((ex.body or {}).get("skus")) and seen[-1] > 4  # noqa: E731
+        proxy.add(CURRENT, answer(500), when=later)
+
+    rule()
+    found = run_doctor(sandbox, proxy, family="A")
+    checks = by_name(found)
+    for name in ("A.current", "A.skus_per_request"):
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+    assert checks["A.current"].observed == (
+        "unavailable (500, again after the wait; the next probe failed too)"
+    )
+    assert not [c for c in found.checks if "as before" in c.observed], found.table()
+    assert found.ok and not found.complete
+    proxy.reset()
+    rule()
+    capsys.readouterr()
+    assert main(["doctor", "--family", "A"]) == 2

@@ -1,5 +1,5 @@
 """``dealframe doctor`` under rate limits, through the drift proxy: what one check was not let
-see never hides another check's verdict; a 5xx to a deliberately odd probe is judged; a
+see never hides another check's verdict; a 500 to a deliberately odd probe is judged; a
 rate limit (a 429, or a 401/403 that says it is one) is waited out at the client's gate, on
 its clock (a manual clock here: no test sleeps), said when long, capped by
 ``--retry-after-max``, and a family that stays limited is held back as the client would."""
@@ -10,18 +10,16 @@ import itertools
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _clock import ListedClock, ManualClock, clock  # noqa: F401 - clock: a fixture
+from _doctor import answer, by_name, cli, run_doctor  # noqa: F401 - cli: a fixture
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
-    Action,
     Exchange,
     Proxy,
     edit,
@@ -29,73 +27,26 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     ignore_page,
     no_hang,
     proxy,
+    zero_indexed,
 )
 
 import dealframe
 from dealframe.cli import main
-from dealframe.doctor import ADAPTED, BREAKS, HOLDS, NOT_CHECKED, Check, Diagnosis
+from dealframe.doctor import ADAPTED, BREAKS, HOLDS, NOT_CHECKED
 
 P = "/api/private/v1"
 CURRENT = r"^/api/v2/companies/current$"
 SEARCH = r"^/api/v2/companies$"
 COMPANIES = rf"^{P}/companies$"
 ONE_COMPANY = rf"^{P}/companies/[0-9a-f-]{{36}}$"
+UNKNOWN_ID = rf"^{P}/companies/00000000-0000-4000-8000-000000000000$"
 LIMITED = {"error": {"code": "RATE_LIMITED", "message": "API rate limit exceeded"}}
-
-
-def _answer(status: int, body: Any, headers: dict[str, str] | None = None) -> Action:
-    """Answer without forwarding: ``status``, ``body`` as JSON, ``headers``."""
-
-    def apply(ex: Exchange) -> None:
-        ex.forward, ex.status, ex._doc = False, status, None
-        ex.headers = {"Content-Type": "application/json", **(headers or {})}
-        ex.content = orjson.dumps(body)
-
-    return Action(f"answer({status})", on_request=apply)
 
 
 def _nth(*which: int) -> Any:
     """A rule's ``when``: the requests of these numbers (from 1) among those on its path."""
     seen = itertools.count(1)
     return lambda ex: next(seen) in which
-
-
-def _doctor(
-    sandbox: Any,
-    proxy: Proxy,
-    *,
-    said: list[str] | None = None,
-    family: str | None = None,
-    max_requests: int = 60,
-    **settings: Any,
-) -> Diagnosis:
-    """The doctor through the proxy, by a client of its own with default settings."""
-    with dealframe.Client(
-        proxy.url,
-        sandbox.public_token,
-        sandbox.private_key,
-        cache_enabled=False,
-        progress=False,
-        **settings,
-    ) as client:
-        say = None if said is None else said.append
-        return dealframe.doctor(client, say=say, family=family, max_requests=max_requests)
-
-
-def _by_name(found: Diagnosis) -> dict[str, Check]:
-    return {c.name: c for c in found.checks}
-
-
-@pytest.fixture
-def cli(sandbox: Any, proxy: Proxy, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """``dealframe doctor`` through the proxy."""
-    for key, value in (
-        ("DEALFRAME_BASE_URL", proxy.url),
-        ("DEALFRAME_PUBLIC_TOKEN", sandbox.public_token),
-        ("DEALFRAME_PRIVATE_KEY", sandbox.private_key),
-    ):
-        monkeypatch.setenv(key, value)
-    yield
 
 
 # -- 1. a verdict reached is kept, whatever else was not checked -----------------------------
@@ -105,9 +56,9 @@ def test_a_break_is_kept_when_an_unrelated_check_was_rate_limited(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     proxy.add(COMPANIES, ignore_page())
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=2)
-    found = _doctor(sandbox, proxy)
-    checks = _by_name(found)
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "1"}), times=2)
+    found = run_doctor(sandbox, proxy)
+    checks = by_name(found)
     assert checks["A.current"].verdict == NOT_CHECKED
     page = checks["B.paging.page"]
     assert page.verdict == BREAKS, page
@@ -120,16 +71,16 @@ def test_a_limit_break_is_blamed_on_no_rate_limited_check(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     bad = {"error": {"code": "BAD_REQUEST", "message": "nope"}}
-    proxy.add(COMPANIES, _answer(400, bad), when=lambda ex: ex.body.get("limit") == 1000)
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=2)
-    checks = _by_name(_doctor(sandbox, proxy))
+    proxy.add(COMPANIES, answer(400, bad), when=lambda ex: ex.body.get("limit") == 1000)
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "1"}), times=2)
+    checks = by_name(run_doctor(sandbox, proxy))
     assert checks["B.paging.limit"].verdict == BREAKS
     assert checks["B.list_items"].verdict == NOT_CHECKED
     assert checks["B.list_items"].observed == "needs what B.paging.limit would have seen (it broke)"
     assert not [c for c in checks.values() if "A.current would have seen" in c.observed]
 
 
-# -- 2. a 5xx that always answers an odd probe is judged, not "not checked" ------------------
+# -- 2. a 500 that always answers an odd probe is judged, not "not checked" ------------------
 
 
 def _page_zero(ex: Exchange) -> bool:
@@ -141,7 +92,7 @@ def _page_zero(ex: Exchange) -> bool:
     [
         (COMPANIES, _page_zero, 500, "B.paging.page", HOLDS, "page 0 is refused"),
         (ONE_COMPANY, None, 500, "B.not_found", BREAKS, "500"),
-        (rf"^{P}/companies/resolve$", None, 504, "B.resolve.batch", BREAKS, "504"),
+        (rf"^{P}/companies/resolve$", None, 500, "B.resolve.batch", BREAKS, "500"),
         (CURRENT, lambda ex: ex.body.get("skus") == [], 500, "A.errors", BREAKS, "500"),
     ],
     ids=["page-0", "unknown-id", "resolve", "empty-skus"],
@@ -159,9 +110,9 @@ def test_a_5xx_an_odd_probe_always_gets_is_judged(
 ) -> None:
     if path == ONE_COMPANY:  # the unknown id only: the profile of a listed one goes on
         when = lambda ex: ex.path.endswith("00000000-0000-4000-8000-000000000000")  # noqa: E731
-    proxy.add(path, _answer(status, {"error": {"code": "INTERNAL", "message": "boom"}}), when=when)
-    found = _doctor(sandbox, proxy)
-    seen = _by_name(found)[check]
+    proxy.add(path, answer(status, {"error": {"code": "INTERNAL", "message": "boom"}}), when=when)
+    found = run_doctor(sandbox, proxy)
+    seen = by_name(found)[check]
     assert seen.verdict == verdict, seen
     assert said in seen.observed
     assert not found.not_checked
@@ -172,8 +123,8 @@ def test_an_odd_probe_s_5xx_is_not_checked_when_the_service_looks_unavailable(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     # the profile (an ordinary probe) and the unknown id both get 503s: the service is down
-    proxy.add(ONE_COMPANY, _answer(503, {"error": {"code": "UNAVAILABLE", "message": "down"}}))
-    checks = _by_name(_doctor(sandbox, proxy))
+    proxy.add(ONE_COMPANY, answer(503, {"error": {"code": "UNAVAILABLE", "message": "down"}}))
+    checks = by_name(run_doctor(sandbox, proxy))
     assert checks["B.profile"].verdict == NOT_CHECKED
     assert checks["B.not_found"].verdict == NOT_CHECKED
     assert checks["B.not_found"].observed.startswith("unavailable (503")
@@ -185,12 +136,12 @@ def test_an_odd_probe_s_5xx_is_not_checked_when_the_service_looks_unavailable(
 def test_checks_needing_an_unseen_search_are_said_not_checked_and_the_others_run(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
-    down = _answer(503, {"error": {"code": "UNAVAILABLE", "message": "down"}})
+    down = answer(503, {"error": {"code": "UNAVAILABLE", "message": "down"}})
     # A.auth sends two first; then A.search's two tries, and its two once the family answers
     # again (A.search.v1): the search stays unavailable, a second outage
     proxy.add(SEARCH, down, when=_nth(3, 4, 5, 6))
-    found = _doctor(sandbox, proxy)
-    checks = _by_name(found)
+    found = run_doctor(sandbox, proxy)
+    checks = by_name(found)
     assert checks["A.search"].verdict == NOT_CHECKED
     for name in ("A.current", "A.skus_per_request", "A.time_series"):
         assert checks[name].verdict == NOT_CHECKED, checks[name]
@@ -206,8 +157,8 @@ def test_checks_needing_an_unseen_company_list_are_said_not_checked(
     down = {"error": {"code": "UNAVAILABLE", "message": "down"}}
     # the list of 1,000 only, its two tries and its two once the family answers again (the
     # pages of B.paging.page): it stays unavailable, a second outage
-    proxy.add(COMPANIES, _answer(503, down), when=lambda ex: ex.body.get("limit") == 1000)
-    checks = _by_name(_doctor(sandbox, proxy))
+    proxy.add(COMPANIES, answer(503, down), when=lambda ex: ex.body.get("limit") == 1000)
+    checks = by_name(run_doctor(sandbox, proxy))
     assert checks["B.paging.limit"].verdict == NOT_CHECKED
     for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
         assert checks[name].verdict == NOT_CHECKED, checks[name]
@@ -222,10 +173,10 @@ def test_checks_needing_an_unseen_company_list_are_said_not_checked(
 def test_a_long_wait_is_said_before_it_starts(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=1)
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "7"}), times=1)
     said: list[str] = []
-    found = _doctor(sandbox, proxy, said=said)
-    assert _by_name(found)["A.current"].verdict == HOLDS
+    found = run_doctor(sandbox, proxy, said=said)
+    assert by_name(found)["A.current"].verdict == HOLDS
     assert clock.made == [7.0]
     assert said == [
         "waiting 7 s: POST /api/v2/companies/current answered 429 (rate limited, the wait "
@@ -234,17 +185,17 @@ def test_a_long_wait_is_said_before_it_starts(
 
 
 def test_a_short_wait_is_not_said(sandbox: Any, proxy: Proxy, clock: ListedClock) -> None:
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=1)
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "1"}), times=1)
     said: list[str] = []
-    _doctor(sandbox, proxy, said=said)
+    run_doctor(sandbox, proxy, said=said)
     assert clock.made == [1.0] and said == []
 
 
 def test_a_family_still_limited_after_its_wait_is_held_back(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
-    proxy.add(r"^/api/v2/", _answer(429, LIMITED, {"Retry-After": "59"}))
-    found = _doctor(sandbox, proxy)
+    proxy.add(r"^/api/v2/", answer(429, LIMITED, {"Retry-After": "59"}))
+    found = run_doctor(sandbox, proxy)
     assert clock.made == [59.0]  # one wait for the family, not one per probe
     assert proxy.count("/api/v2/") == 2  # A.auth's first probe and its one more try
     family_a = [c for c in found.checks if c.name.startswith("A.")]
@@ -256,7 +207,7 @@ def test_a_family_still_limited_after_its_wait_is_held_back(
 def test_the_command_says_long_waits_and_takes_a_cap(
     proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=1)
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "7"}), times=1)
     capsys.readouterr()
     assert main(["doctor"]) == 0
     _, err = capsys.readouterr()
@@ -265,7 +216,7 @@ def test_the_command_says_long_waits_and_takes_a_cap(
         "limited, the wait it asked), then sending it once more"
     ]
     proxy.reset()
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=1)
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "7"}), times=1)
     made = len(clock.made)
     assert main(["doctor", "--retry-after-max", "5", "--json"]) == 2
     out, err = capsys.readouterr()
@@ -284,7 +235,7 @@ def test_the_command_says_long_waits_and_takes_a_cap(
 def test_verdict_and_json_say_what_was_not_checked(
     proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    proxy.add(rf"^{P}/transactions/aggregate$", _answer(503, {"error": {"code": "DOWN"}}))
+    proxy.add(rf"^{P}/transactions/aggregate$", answer(503, {"error": {"code": "DOWN"}}))
     capsys.readouterr()
     assert main(["doctor", "--json"]) == 2
     doc = json.loads(capsys.readouterr().out)
@@ -297,8 +248,8 @@ def test_verdict_and_json_say_what_was_not_checked(
 
 
 def test_a_run_that_checked_nothing_says_so(sandbox: Any, proxy: Proxy, clock: ListedClock) -> None:
-    proxy.add(".", _answer(503, {"error": {"code": "DOWN", "message": "down"}}))
-    found = _doctor(sandbox, proxy)
+    proxy.add(".", answer(503, {"error": {"code": "DOWN", "message": "down"}}))
+    found = run_doctor(sandbox, proxy)
     assert found.checks and all(c.verdict == NOT_CHECKED for c in found.checks)
     assert "nothing was checked" in found.verdict()
     assert "works with this service" not in found.verdict()
@@ -330,11 +281,11 @@ def test_a_401_or_403_that_says_it_is_a_rate_limit_is_waited_out(
         proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, progress=False
     ) as client:
         client._transport.gate = clock.gate()  # the doctor waits at it: on this clock
-        proxy.add(CURRENT, _answer(status, body, headers), times=1)
+        proxy.add(CURRENT, answer(status, body, headers), times=1)
         found = dealframe.doctor(client, family="A")
     assert clock.slept == wait
     assert proxy.count(CURRENT) == 4  # A.current twice, A.skus_per_request, A.errors
-    current = _by_name(found)["A.current"]
+    current = by_name(found)["A.current"]
     assert current.verdict == HOLDS, current
     assert found.ok and found.complete and not found.rejected
 
@@ -342,7 +293,7 @@ def test_a_401_or_403_that_says_it_is_a_rate_limit_is_waited_out(
 def test_a_rate_limit_401_that_persists_is_not_checked_not_a_rejected_token(
     sandbox: Any, proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    proxy.add(CURRENT, _answer(401, LIMITED, {"Retry-After": "1"}), times=2)
+    proxy.add(CURRENT, answer(401, LIMITED, {"Retry-After": "1"}), times=2)
     capsys.readouterr()
     assert main(["doctor", "--family", "A"]) == 2
     out = capsys.readouterr().out
@@ -357,12 +308,12 @@ def test_a_rate_limit_401_that_persists_is_not_checked_not_a_rejected_token(
 def test_retry_after_0_waits_the_backoff_and_huge_waits_are_written_in_full(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "0"}), times=1)
-    assert _by_name(_doctor(sandbox, proxy))["A.current"].verdict == HOLDS
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "0"}), times=1)
+    assert by_name(run_doctor(sandbox, proxy))["A.current"].verdict == HOLDS
     assert clock.made == [0.5]  # backoff_base, as the client waits at least
     proxy.reset()
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": str(2**31)}), times=1)
-    current = _by_name(_doctor(sandbox, proxy, retry_after_max=86_400))["A.current"]
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": str(2**31)}), times=1)
+    current = by_name(run_doctor(sandbox, proxy, retry_after_max=86_400))["A.current"]
     assert current.verdict == NOT_CHECKED
     assert current.observed == (
         "rate limited: the service asked 2,147,483,648 s (429, more than retry_after_max)"
@@ -391,8 +342,8 @@ def test_checks_needing_what_a_broken_search_saw_are_not_checked(
 ) -> None:
     needing = ["A.current", "A.skus_per_request", "A.time_series"]
     proxy.add(SEARCH, edit(change))
-    found = _doctor(sandbox, proxy, family="A")
-    checks = _by_name(found)
+    found = run_doctor(sandbox, proxy, family="A")
+    checks = by_name(found)
     assert checks["A.search"].verdict == BREAKS
     for name in needing:
         assert checks[name].verdict == NOT_CHECKED, checks[name]
@@ -406,9 +357,9 @@ def test_checks_needing_a_company_a_broken_limit_check_did_not_see_are_not_check
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
     bad = {"error": {"code": "BAD_REQUEST", "message": "nope"}}
-    proxy.add(COMPANIES, _answer(400, bad), when=lambda ex: "page" not in ex.body)
-    found = _doctor(sandbox, proxy, family="B")
-    checks = _by_name(found)
+    proxy.add(COMPANIES, answer(400, bad), when=lambda ex: "page" not in ex.body)
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
     assert checks["B.paging.limit"].verdict == BREAKS
     for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
         assert checks[name].verdict == NOT_CHECKED, checks[name]
@@ -425,11 +376,11 @@ def test_checks_needing_a_company_a_broken_limit_check_did_not_see_are_not_check
 def test_an_odd_probe_s_5xx_with_no_request_left_is_not_judged(
     sandbox: Any, proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    whole = _doctor(sandbox, proxy, family="A").requests  # the empty-SKU probe is the last
-    down = _answer(503, {"error": {"code": "UNAVAILABLE", "message": "busy"}})
+    whole = run_doctor(sandbox, proxy, family="A").requests  # the empty-SKU probe is the last
+    down = answer(503, {"error": {"code": "UNAVAILABLE", "message": "busy"}})
     proxy.add(CURRENT, down, when=lambda ex: ex.body == {"skus": []}, times=1)
-    found = _doctor(sandbox, proxy, family="A", max_requests=whole)
-    errors = _by_name(found)["A.errors"]
+    found = run_doctor(sandbox, proxy, family="A", max_requests=whole)
+    errors = by_name(found)["A.errors"]
     assert errors.verdict == NOT_CHECKED, errors
     assert errors.observed == "unavailable (503, no request left to try again)"
     assert found.ok and found.budget_reached and not found.complete
@@ -459,15 +410,15 @@ def test_an_interrupted_wait_holds_no_later_run(sandbox: Any, proxy: Proxy) -> N
         proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, progress=False
     ) as client:
         client._transport.gate = clock.gate()
-        proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "30"}), times=1)
+        proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "30"}), times=1)
         with pytest.raises(KeyboardInterrupt):
             dealframe.doctor(client, family="A")
         assert clock.made == [30.0]
         assert client._transport.gate.remaining() == 0.0  # the cut wait's closure is dropped
-        proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=1)
+        proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "1"}), times=1)
         found = dealframe.doctor(client, family="A")  # the run after it, on the same client
     assert clock.made == [30.0, 1.0]  # its own wait only: not the 30 s left of the first
-    assert _by_name(found)["A.current"].verdict == HOLDS
+    assert by_name(found)["A.current"].verdict == HOLDS
     assert found.complete
 
 
@@ -479,23 +430,24 @@ def test_runs_that_wait_leave_no_entry_at_the_gate(
     ) as client:
         gate = client._transport.gate
         for run in range(1, 4):  # a client that runs the doctor again and again
-            proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=1)
+            proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "1"}), times=1)
             assert dealframe.doctor(client, family="A").complete
             assert clock.made == [1.0] * run  # each run waited once
             assert not [key for key in gate._open_at if str(key).startswith("doctor:")]
 
 
-# -- 12. a persisting 500 on an ordinary probe is judged, unless the next probe fails too ----
+# -- 12. a persisting 500 is judged, unless the next probe fails too; a route's break is ----
+# -- confirmed by asking it once more after the family answered ------------------------------
 
 
 def test_a_lone_500_that_persists_on_an_ordinary_probe_breaks(
     sandbox: Any, proxy: Proxy, clock: ListedClock, cli: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    boom = answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
     known = lambda ex: not ex.path.endswith("00000000-0000-4000-8000-000000000000")  # noqa: E731
     proxy.add(ONE_COMPANY, boom, when=known)
-    found = _doctor(sandbox, proxy, family="B")
-    checks = _by_name(found)
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
     assert checks["B.profile"].verdict == BREAKS, checks["B.profile"]
     assert "500 INTERNAL_ERROR: boom" in checks["B.profile"].observed
     assert checks["B.not_found"].verdict == HOLDS  # the service answers the next probe
@@ -512,9 +464,9 @@ def test_a_route_that_keeps_answering_500_on_two_checks_in_a_row_breaks(
     once more (once only), and get 500 again, two probes in a row on that route, the
     family's other requests answered meanwhile and after: a break of that route, said with
     its path and status (the old code said both not checked, exit 2)."""
-    proxy.add(ONE_COMPANY, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
-    found = _doctor(sandbox, proxy, family="B")
-    checks = _by_name(found)
+    proxy.add(ONE_COMPANY, answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
     said = (
         "GET /api/private/v1/companies/{id} answered 500 again, as before, while the family's "
         "other requests were answered: a break of that route"
@@ -525,12 +477,35 @@ def test_a_route_that_keeps_answering_500_on_two_checks_in_a_row_breaks(
     assert "500 INTERNAL_ERROR: x" in checks["B.profile"].observed
     assert checks["B.not_found"].observed.startswith("an unknown id answered 500, not 404")
     assert checks["B.sub_collection"].verdict == HOLDS  # the later probes answer
-    assert proxy.count(ONE_COMPANY) == 8  # each probe and its try after the wait, twice
+    # each probe and its try after the wait, twice; and the profile's once more, after the
+    # family answered (B.errors), to confirm that route's break
+    assert proxy.count(ONE_COMPANY) == 10
     assert not found.ok and found.complete
     proxy.reset()
-    proxy.add(ONE_COMPANY, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
+    proxy.add(ONE_COMPANY, answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
     capsys.readouterr()
     assert main(["doctor", "--family", "B"]) == 1
+
+
+def test_a_route_s_break_confirmed_the_next_probe_failing_too_is_an_outage(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """Every GET /companies/{id} answers 500, and the resolve batch, the probe after the
+    profile is asked once more to confirm that route's break, answers 503 twice: the service
+    looks unavailable again, so neither the profile nor the unknown id breaks; both are
+    not checked, said unavailable (the old code broke both before the resolve batch ran)."""
+    proxy.add(ONE_COMPANY, answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
+    proxy.add(rf"^{P}/companies/resolve$", answer(503), times=2)
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
+    for name in ("B.profile", "B.not_found"):
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+        assert checks[name].observed == (
+            "unavailable (500, again after the wait; the next probe failed too)"
+        )
+    assert checks["B.resolve.batch"].verdict == HOLDS  # asked once more once B answers
+    assert proxy.count(ONE_COMPANY) == 10
+    assert found.ok and not found.complete
 
 
 def _outage(start: str, answers: int = 4) -> Any:
@@ -547,8 +522,12 @@ def _outage(start: str, answers: int = 4) -> Any:
 
 @pytest.mark.parametrize(
     ("start", "first", "confirming"),
-    [(COMPANIES, "B.paging.limit", "B.paging.page"), (ONE_COMPANY, "B.profile", "B.not_found")],
-    ids=["from-the-list", "from-the-profile"],
+    [
+        (COMPANIES, "B.paging.limit", "B.paging.page"),
+        (ONE_COMPANY, "B.profile", "B.not_found"),
+        (UNKNOWN_ID, "B.not_found", "B.sub_collection"),  # from an odd probe: judged alike
+    ],
+    ids=["from-the-list", "from-the-profile", "from-the-unknown-id"],
 )
 def test_a_short_outage_breaks_nothing_once_the_service_answers_again(
     sandbox: Any,
@@ -565,10 +544,10 @@ def test_a_short_outage_breaks_nothing_once_the_service_answers_again(
     probe is asked once more and judged on what it gets now, the check whose probe found the
     family down too, and those needing what they would have seen, alike: nothing breaks and
     nothing is left not checked (the old code broke the first, exit 1)."""
-    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    boom = answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
     proxy.add(rf"^{P}/", boom, when=_outage(start), times=4)
-    found = _doctor(sandbox, proxy, family="B")
-    checks = _by_name(found)
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
     assert checks[first].verdict == HOLDS, checks[first]
     assert checks[confirming].verdict == HOLDS, checks[confirming]
     assert not found.not_checked, found.not_checked
@@ -580,16 +559,52 @@ def test_a_short_outage_breaks_nothing_once_the_service_answers_again(
     assert main(["doctor", "--family", "B"]) == 0
 
 
-def _flap(first: int, up: int, second: int) -> Any:
-    """A rule's ``when`` for every Family B path from the first request on the company list
-    on: ``first`` requests in a row answer 500, then ``up`` are forwarded, then ``second``
-    answer 500 again (a second outage, while the checks are asked once more), then all
-    are forwarded."""
+def test_an_outage_from_page_0_leaves_no_verdict_reached_on_it(
+    sandbox: Any,
+    proxy: Proxy,
+    clock: ListedClock,
+    cli: None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A service counting pages from 0, and four Family B requests answering 500 from the
+    page-0 probe on (it and its try, the profile and its try): page 0 "refused" on a 500
+    the next probe gets too is no verdict: B.paging.page is asked once more with the
+    profile once the family answers, and says pages count from 0 (the old code said page
+    0 is refused, holds, and broke the profile, exit 1)."""
+    begun = [False]
+
+    def outage(ex: Exchange) -> bool:
+        begun[0] = begun[0] or _page_zero(ex)
+        return begun[0]
+
+    def rules() -> None:
+        begun[0] = False
+        proxy.add(rf"^{P}/(companies|investors|transactions)$", zero_indexed())
+        proxy.add(rf"^{P}/", answer(500), when=outage, times=4)
+
+    rules()
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
+    assert checks["B.paging.page"].verdict == ADAPTED, checks["B.paging.page"]
+    assert "pages count from 0" in checks["B.paging.page"].observed
+    assert checks["B.profile"].verdict == HOLDS, checks["B.profile"]
+    assert found.ok and found.complete, found.verdict()
+    proxy.reset()
+    rules()
+    capsys.readouterr()
+    assert main(["doctor", "--family", "B"]) == 0
+
+
+def _flap(first: int, up: int, second: int, start: str = COMPANIES) -> Any:
+    """A rule's ``when`` for every Family B path from the first request on ``start`` (the
+    company list) on: ``first`` requests in a row answer 500, then ``up`` are forwarded,
+    then ``second`` answer 500 again (a second outage, while the checks are asked once
+    more), then all are forwarded."""
     seen = itertools.count(1)
     begun = [False]
 
     def when(ex: Exchange) -> bool:
-        begun[0] = begun[0] or bool(re.search(COMPANIES, ex.path))
+        begun[0] = begun[0] or bool(re.search(start, ex.path))
         if not begun[0]:
             return False
         n = next(seen)
@@ -612,10 +627,10 @@ def test_a_second_outage_while_the_checks_run_again_breaks_nothing(
     list check, the next probe's too): they are not checked, said unavailable, never broken,
     and none is asked a third time (the old code broke B.paging.limit and B.paging.page,
     exit 1)."""
-    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    boom = answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
     proxy.add(rf"^{P}/", boom, when=_flap(4, 1, second))
-    found = _doctor(sandbox, proxy, family="B")
-    checks = _by_name(found)
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
     assert not [c for c in found.checks if c.verdict == BREAKS], found.table()
     assert checks["B.paging.limit"].verdict == NOT_CHECKED, checks["B.paging.limit"]
     assert checks["B.paging.limit"].observed == (
@@ -630,6 +645,72 @@ def test_a_second_outage_while_the_checks_run_again_breaks_nothing(
     assert main(["doctor", "--family", "B"]) == 2
 
 
+@pytest.mark.parametrize(
+    ("start", "up", "second", "checks"),
+    [
+        (COMPANIES, 1, 4, ("B.paging.limit", "B.paging.page")),
+        (COMPANIES, 1, 5, ("B.paging.limit", "B.paging.page")),
+        (ONE_COMPANY, 2, 4, ("B.profile", "B.not_found")),
+        (ONE_COMPANY, 2, 5, ("B.profile", "B.not_found")),
+    ],
+    ids=["list-4", "list-5", "profile-4", "profile-5"],
+)
+def test_a_second_outage_on_the_checks_run_again_of_one_route_breaks_nothing(
+    sandbox: Any,
+    proxy: Proxy,
+    clock: ListedClock,
+    cli: None,
+    capsys: pytest.CaptureFixture[str],
+    start: str,
+    up: int,
+    second: int,
+    checks: tuple[str, str],
+) -> None:
+    """A flapping service: four Family B requests answer 500 from ``start`` on (two probes
+    on one route and their tries), ``up`` are answered (the family is up: both checks are
+    asked once more), then ``second`` answer 500 again: both checks asked once more get 500
+    twice in a row on their route, and the next probe, on another route, is answered (at
+    once, or after its wait). That is not yet a break of that route: asked once more, after
+    the family answered, the route answers: the outage was over, and both checks hold on
+    what they get (the old code broke both, "a break of that route", exit 1)."""
+    boom = answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    proxy.add(rf"^{P}/", boom, when=_flap(4, up, second, start))
+    found = run_doctor(sandbox, proxy, family="B")
+    seen = by_name(found)
+    assert not [c for c in found.checks if c.verdict == BREAKS], found.table()
+    for name in checks:
+        assert seen[name].verdict == HOLDS, seen[name]
+    assert found.ok and found.complete, found.verdict()
+    proxy.reset()
+    proxy.add(rf"^{P}/", boom, when=_flap(4, up, second, start))
+    capsys.readouterr()
+    assert main(["doctor", "--family", "B"]) == 0
+
+
+def test_a_route_s_500s_the_run_ends_before_asking_again_break_nothing(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """The same flapping service, the request budget running out once both checks asked
+    once more got 500 twice in a row on their route (14 requests: B.auth's two, the three
+    discovery documents, the list and page probes with their tries, the unknown id, both
+    asked once more with their tries): the route was never asked once more after the family
+    answered, so nothing says it breaks rather than the service being out: not checked, said
+    so (the old code broke both, exit 1)."""
+    boom = answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    proxy.add(rf"^{P}/", boom, when=_flap(4, 1, 4))
+    found = run_doctor(sandbox, proxy, family="B", max_requests=14)
+    checks = by_name(found)
+    for name in ("B.paging.limit", "B.paging.page"):
+        assert checks[name].verdict == NOT_CHECKED, checks[name]
+        assert checks[name].observed == (
+            "POST /api/private/v1/companies answered 500 to 2 probes in a row, the family "
+            "answering before; the run ended before that route was asked once more: whether "
+            "it breaks or the service was out is not known"
+        )
+    assert checks["B.profile"].observed == "needs what B.paging.limit would have seen"
+    assert found.ok and found.budget_reached and found.requests == 14
+
+
 def test_a_route_that_answers_500_breaks_when_run_again_and_the_next_probe_answers(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
@@ -637,7 +718,7 @@ def test_a_route_that_answers_500_breaks_when_run_again_and_the_next_probe_answe
     (the family looks down): once the service answers, both are asked once more; the list
     probe gets 500 again while the page's answers: a lone 500, that route's: it breaks,
     and those needing what it would have seen say "(it broke)"."""
-    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    boom = answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
     asked: list[int] = []  # the list probes of 1,000: each sent twice (its try), twice
     proxy.add(
         COMPANIES,
@@ -646,8 +727,8 @@ def test_a_route_that_answers_500_breaks_when_run_again_and_the_next_probe_answe
     )
     pages = _nth(1, 2)
     proxy.add(COMPANIES, boom, when=lambda ex: (ex.body or {}).get("limit") == 2 and pages(ex))
-    found = _doctor(sandbox, proxy, family="B")
-    checks = _by_name(found)
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
     assert checks["B.paging.limit"].verdict == BREAKS, checks["B.paging.limit"]
     assert "500 INTERNAL_ERROR: boom" in checks["B.paging.limit"].observed
     assert checks["B.paging.page"].verdict == HOLDS, checks["B.paging.page"]
@@ -661,10 +742,10 @@ def test_checks_the_budget_leaves_no_request_to_run_again_say_so(
     """The same short outage from the list, with 14 requests in all: the list check runs
     again and holds, B.paging.page (seven requests) finds no request left: it says so, and
     no row says it needs what the list check (which holds) would have seen."""
-    boom = _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
+    boom = answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
     proxy.add(rf"^{P}/", boom, when=_outage(COMPANIES), times=4)
-    found = _doctor(sandbox, proxy, family="B", max_requests=14)
-    checks = _by_name(found)
+    found = run_doctor(sandbox, proxy, family="B", max_requests=14)
+    checks = by_name(found)
     assert checks["B.paging.limit"].verdict == HOLDS, checks["B.paging.limit"]
     assert checks["B.list_items"].verdict == HOLDS, checks["B.list_items"]
     assert checks["B.paging.page"].verdict == NOT_CHECKED
@@ -682,9 +763,9 @@ def test_a_500_the_next_probe_gets_too_is_said_unavailable_while_nothing_answers
     list check is not checked after all, and every row needing what it would have seen says so
     without "(it broke)", B.list_items (recorded before the next probe failed) too."""
     boom = {"error": {"code": "INTERNAL_ERROR", "message": "x"}}
-    proxy.add(rf"^{P}/(?!lookup/)", _answer(500, boom))
-    found = _doctor(sandbox, proxy, family="B")
-    checks = _by_name(found)
+    proxy.add(rf"^{P}/(?!lookup/)", answer(500, boom))
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
     assert checks["B.paging.limit"].verdict == NOT_CHECKED
     assert checks["B.paging.limit"].observed == (
         "unavailable (500, again after the wait; the next probe failed too)"
@@ -704,9 +785,9 @@ def test_a_list_route_that_always_answers_500_breaks_and_those_needing_it_say_so
     twice in a row again, the family's other requests answered meanwhile: that route's
     break, both said so with its path and status, and every row needing what the list check
     would have seen says it broke (the old code said them all not checked)."""
-    proxy.add(COMPANIES, _answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
-    found = _doctor(sandbox, proxy, family="B")
-    checks = _by_name(found)
+    proxy.add(COMPANIES, answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
+    found = run_doctor(sandbox, proxy, family="B")
+    checks = by_name(found)
     said = (
         "POST /api/private/v1/companies answered 500 again, as before, while the family's "
         "other requests were answered: a break of that route"
@@ -718,7 +799,9 @@ def test_a_list_route_that_always_answers_500_breaks_and_those_needing_it_say_so
     for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
         assert checks[name].observed == broke, checks[name]
     assert checks["B.not_found"].verdict == HOLDS
-    assert proxy.count(COMPANIES) == 8  # two probes and their tries, each run once more only
+    # two probes and their tries, each run once more only; then the list probe once more,
+    # after the family answered, to confirm that route's break
+    assert proxy.count(COMPANIES) == 10
     assert not found.ok and not found.complete
 
 
@@ -737,9 +820,9 @@ def test_a_5xx_asking_a_wait_longer_than_retry_after_max_is_not_judged(
     """One 5xx asking 120 s (more than the default ``retry_after_max``, 60 s), then answers:
     the wait is not made, so the probe is not sent again, and one answer is not judged on."""
     boom = {"error": {"code": "DOWN", "message": "busy"}}
-    proxy.add(path, _answer(status, boom, {"Retry-After": "120"}), when=when, times=1)
-    found = _doctor(sandbox, proxy)
-    seen = _by_name(found)[check]
+    proxy.add(path, answer(status, boom, {"Retry-After": "120"}), when=when, times=1)
+    found = run_doctor(sandbox, proxy)
+    seen = by_name(found)[check]
     assert seen.verdict == NOT_CHECKED, seen
     assert seen.observed == (
         f"unavailable: the service asked 120 s ({status}, more than retry_after_max)"
@@ -753,8 +836,8 @@ def test_a_gateway_5xx_that_persists_on_an_ordinary_probe_is_unavailable(
     sandbox: Any, proxy: Proxy, clock: ListedClock, status: int
 ) -> None:
     known = lambda ex: not ex.path.endswith("00000000-0000-4000-8000-000000000000")  # noqa: E731
-    proxy.add(ONE_COMPANY, _answer(status, {"error": {"code": "DOWN"}}), when=known)
-    checks = _by_name(_doctor(sandbox, proxy, family="B"))
+    proxy.add(ONE_COMPANY, answer(status, {"error": {"code": "DOWN"}}), when=known)
+    checks = by_name(run_doctor(sandbox, proxy, family="B"))
     assert checks["B.profile"].verdict == NOT_CHECKED
     assert checks["B.profile"].observed == f"unavailable ({status}, again after the wait)"
     assert checks["B.not_found"].verdict == HOLDS
@@ -766,21 +849,21 @@ def test_a_gateway_5xx_that_persists_on_an_ordinary_probe_is_unavailable(
 def test_a_short_rate_limit_that_persists_holds_no_family_back(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "1"}), times=2)
-    found = _doctor(sandbox, proxy, family="A")
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "1"}), times=2)
+    found = run_doctor(sandbox, proxy, family="A")
     assert [c.name for c in found.not_checked] == ["A.current"]
-    assert _by_name(found)["A.errors"].verdict == HOLDS  # its probe was sent
+    assert by_name(found)["A.errors"].verdict == HOLDS  # its probe was sent
     assert clock.made == [1.0]
 
 
 def test_a_long_rate_limit_that_persists_holds_the_family_back(
     sandbox: Any, proxy: Proxy, clock: ListedClock
 ) -> None:
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "7"}), times=2)
-    found = _doctor(sandbox, proxy, family="A")
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "7"}), times=2)
+    found = run_doctor(sandbox, proxy, family="A")
     names = ["A.current", "A.skus_per_request", "A.time_series", "A.groups.current"]
     assert [c.name for c in found.not_checked] == [*names, "A.groups.time_series", "A.errors"]
-    assert _by_name(found)["A.errors"].observed.startswith("rate limited: not sent")
+    assert by_name(found)["A.errors"].observed.startswith("rate limited: not sent")
 
 
 def test_the_waits_of_a_run_are_capped_in_all_and_said(
@@ -788,10 +871,10 @@ def test_the_waits_of_a_run_are_capped_in_all_and_said(
 ) -> None:
     odd = itertools.count(1)
     proxy.add(
-        r"^/api/", _answer(429, LIMITED, {"Retry-After": "59"}), when=lambda ex: next(odd) % 2 == 1
+        r"^/api/", answer(429, LIMITED, {"Retry-After": "59"}), when=lambda ex: next(odd) % 2 == 1
     )
     said: list[str] = []
-    found = _doctor(sandbox, proxy, said=said)
+    found = run_doctor(sandbox, proxy, said=said)
     assert sum(clock.made) <= 300  # dealframe.doctor.waits.WAIT_BUDGET
     assert clock.made == [59.0] * 5  # 295 s: the sixth would pass 300 s
     capped = [c for c in found.checks if "not waited" in c.observed]
@@ -815,10 +898,10 @@ def test_no_more_waits_is_said_once_the_budget_is_spent(
 ) -> None:
     odd = itertools.count(1)
     proxy.add(
-        r"^/api/", _answer(429, LIMITED, {"Retry-After": "60"}), when=lambda ex: next(odd) % 2 == 1
+        r"^/api/", answer(429, LIMITED, {"Retry-After": "60"}), when=lambda ex: next(odd) % 2 == 1
     )
     said: list[str] = []
-    found = _doctor(sandbox, proxy, said=said)
+    found = run_doctor(sandbox, proxy, said=said)
     assert clock.made == [60.0] * 5  # 300 s: spent
     assert [line for line in said if not line.startswith("waiting")] == [
         "waited 300 s in all: no more waits in this run (what the service asks to wait for is "
@@ -832,12 +915,12 @@ def test_a_wait_longer_than_the_budget_is_never_made_and_said_so(
 ) -> None:
     """``retry_after_max=600`` from Python: a 400 s wait passes the 300 s a run waits in all
     by itself; it is said as not made, and a later short wait is made."""
-    proxy.add(CURRENT, _answer(429, LIMITED, {"Retry-After": "400"}), times=1)
+    proxy.add(CURRENT, answer(429, LIMITED, {"Retry-After": "400"}), times=1)
     lookup = rf"^{P}/lookup/investors$"
-    proxy.add(lookup, _answer(429, LIMITED, {"Retry-After": "10"}), times=1)
+    proxy.add(lookup, answer(429, LIMITED, {"Retry-After": "10"}), times=1)
     said: list[str] = []
-    found = _doctor(sandbox, proxy, said=said, retry_after_max=600)
-    checks = _by_name(found)
+    found = run_doctor(sandbox, proxy, said=said, retry_after_max=600)
+    checks = by_name(found)
     assert checks["A.current"].observed == (
         "rate limited: the service asked 400 s (429, not waited: more than the 300 s the "
         "doctor waits in all)"

@@ -14,8 +14,10 @@ each point it leaves open (the decisions written in docs/sandbox.md). The verdic
   ``retry_after_max``; :mod:`dealframe.doctor.waits`), or its family is held back after a
   rate limit that persisted asking for a long wait: nothing was seen, so nothing is said to
   break, and the checks that need what it would have seen, or what a check that broke did
-  not see, are not checked either (:mod:`dealframe.doctor.facts`). The run then did not
-  check everything (``dealframe doctor`` exits 2, as when the request budget runs out).
+  not see, are not checked either (:mod:`dealframe.doctor.facts`); and a check whose answers
+  held nothing to judge (``A.time_series`` when no SKU asked came with data: no month seen)
+  is not checked either, said so. The run then did not check everything (``dealframe
+  doctor`` exits 2, as when the request budget runs out).
 
 Nothing is written to the service, no token is ever printed, and the whole run sends at most
 :data:`MAX_REQUESTS` requests.
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -90,7 +92,7 @@ from ..public.rates import adapt_rates
 from ..public.sku import sku_version
 from ..transport.refusals import stated_bound
 from .facts import Facts, NotChecked
-from .waits import Limited, Waits
+from .waits import Judged, Limited, Waits
 
 if TYPE_CHECKING:
     from ..transport.session import Response
@@ -363,10 +365,14 @@ class _Doctor:
         #: A probe to wait out found no request left to send it again: the budget ran out.
         self.spent = False
         #: Family -> the rows of the checks that broke on a lone 500, or on the 500s of a
-        #: route that keeps answering 500 (:class:`Waits`), and what to say of each instead
+        #: route that may keep answering 500 (:class:`Waits`), what to say of each instead
         #: should the service look unavailable after all (the family's next probe, on
-        #: another route, failing too).
-        self.judged: dict[str, list[tuple[int, str]]] = {}
+        #: another route, failing too), and the run of 500s (``Waits.judged``) it is of.
+        self.judged: dict[str, list[tuple[int, str, list[Judged]]]] = {}
+        #: Family -> the rows of the checks that broke on the 500s of a route whose break is
+        #: not confirmed yet, the family answering since (``Waits.unconfirmed``): settled
+        #: by asking that route once more (:meth:`_settle`).
+        self.unsettled: dict[str, list[int]] = {}
         #: Family -> the rows of the checks not checked while it looked unavailable (one
         #: judged on a lone 500, those finding it down after, those a 502/503/504 found
         #: unavailable): run once more should a later probe of the family answer
@@ -374,6 +380,8 @@ class _Doctor:
         self.outage: dict[str, list[int]] = {}
         #: The rows already run once more (:meth:`_again`): never run again a second time.
         self.rerun: set[int] = set()
+        #: The rows run once more to settle a route's break (:meth:`_settle`): once only.
+        self.settled: set[int] = set()
         #: The probe of each row of :attr:`found`, with the facts it supplies.
         self.probes: list[tuple[Callable[[], tuple[str, str]], tuple[str, ...]]] = []
 
@@ -388,12 +396,9 @@ class _Doctor:
         json: Any = None,
         params: Mapping[str, Any] | None = None,
         token: Any = "family",
-        odd: bool = False,
     ) -> Response:
         """Send one probe (:meth:`~dealframe.transport.session.Transport.probe`); a 429, 5xx
-        or rate-limit 401/403 is waited out once and sent again (:class:`Waits`). ``odd``: a
-        request the client would not send as it is (an unknown id, page 0 ...), whose 5xx
-        is the answer its check judges while the service looks available."""
+        or rate-limit 401/403 is waited out once and sent again (:class:`Waits`)."""
         self.waits.before(family)  # held back: not sent
         if self.sent >= self.max:
             raise _Budget()
@@ -408,7 +413,7 @@ class _Doctor:
         if self.waits.limited(response):
             left = self.max - self.sent
             self.spent = self.spent or left <= 0
-            response = self.waits.again(family, response, resend, left=left, odd=odd)
+            response = self.waits.again(family, response, resend, left=left)
         else:
             self.waits.answered(family, response.request)
         if token == "family" and family not in self.accepted:
@@ -476,10 +481,11 @@ class _Doctor:
     ) -> tuple[str, str, str | None]:
         """What one check (to be recorded at ``row``) observed, its verdict, and the family
         of the probe the service did not let run (:class:`Limited`), None when it ran. A
-        break on a lone 500, or on a 500 of a route that keeps answering 500 (said so), is
-        noted to be judged again should the service look unavailable after all (a check run
-        once more after an outage too, :meth:`_again`: a second outage then breaks nothing
-        either)."""
+        verdict reached on a lone 500 (a break, or a page 0 "refused"), or on a 500 of a
+        route that may keep answering 500, is noted to be judged again should the service
+        look unavailable after all (a check run once more after an outage too,
+        :meth:`_again`: a second outage then breaks nothing either); one on a route whose
+        break is confirmed says so."""
         before = {family: (judged, len(judged)) for family, judged in self.waits.judged.items()}
         limited = None
         try:
@@ -502,15 +508,18 @@ class _Doctor:
             observed, verdict = f"unexpected answer ({type(exc).__name__}: {exc})", BREAKS
         if verdict in (NOT_CHECKED, BREAKS):  # what it did not see: the later checks say so
             self.facts.not_supplied(name, provides, broke=verdict == BREAKS)
-        if verdict == BREAKS:  # on a 500: unless the service looks unavailable after all
+        if verdict != NOT_CHECKED:  # judged on a 500 (a page 0 refused so holds, too):
+            # unless the service looks unavailable after all
             for family, judged in self.waits.judged.items():
                 old, known = before.get(family, (None, 0))
                 new = judged[known:] if old is judged else judged  # this check's probes'
                 if new:
                     rows = self.judged.setdefault(family, [])
-                    rows += [(row, j.said) for j in new[:1] if (row, j.said) not in rows]
-                    words = [j.words for j in new if j.words]
-                    observed = f"{observed}; {words[0]}" if words else observed
+                    if not [r for r in rows if r[0] == row and r[2] is judged]:
+                        rows.append((row, new[0].said, judged))
+                    words = [j.words for j in new if self.waits.confirmed(family, j.path)]
+                    if words and verdict == BREAKS:  # a confirmed route's break: said so
+                        observed = f"{observed}; {words[0]}"
         return observed, verdict, limited
 
     def _unavailable(self, limited: str | None) -> None:
@@ -520,7 +529,8 @@ class _Doctor:
         just recorded, ``limited`` (the family whose probe failed too, or found it down, or
         was found unavailable by a 502/503/504), waits with it. Should a later probe of that
         family answer, the service is up after all: they are run once more
-        (:meth:`_again`), each once at most."""
+        (:meth:`_again`), each once at most; and a route's break not confirmed yet is
+        settled (:meth:`_settle`)."""
         row = len(self.found) - 1
         self._confirmed()
         if limited is not None and self.waits.down.get(limited) and row not in self.rerun:
@@ -531,20 +541,39 @@ class _Doctor:
             if self.waits.down.get(family) is False:  # a later probe of the family answered
                 del self.outage[family]
                 self._again(family, rows)
+        for family in list(self.waits.unconfirmed):
+            if self.waits.down.get(family) is not False:
+                continue  # the family's next probe failed: settled by :meth:`_confirmed`
+            if family in self.unsettled:
+                self._settle(family)
+            else:  # none of those checks broke on it: nothing to settle
+                del self.waits.unconfirmed[family]
 
     def _confirmed(self) -> None:
         """The checks judged on a 500 whose family's next probe failed too: not checked
         after all (said as unavailable), and noted to run once more should the family answer
-        again, unless they already did (:attr:`rerun`: each row runs once more at most)."""
+        again, unless they already did (:attr:`rerun`: each row runs once more at most).
+        Those of a run of 500s the family answered since are judged as they stand, but for
+        a route's break not confirmed yet (``Waits.unconfirmed``): :attr:`unsettled`."""
         for family, judged in list(self.judged.items()):
-            if self.waits.down.get(family):
-                for first, said in judged:
+            down = self.waits.down.get(family)
+            now = self.waits.judged.get(family)
+            pending = self.waits.unconfirmed.get(family)
+            kept = []
+            for first, said, of in judged:
+                if of is now and down:
                     old = self.found[first]
                     if first not in self.rerun:
                         self.outage.setdefault(family, []).append(first)
                     self.found[first] = Check(old.name, old.assumption, blanked(said), NOT_CHECKED)
                     self._needs(old.name, broke=False)
-            if self.waits.down.get(family) or family not in self.waits.judged:
+                elif of is now:
+                    kept.append((first, said, of))  # the family's next probe is yet to come
+                elif of is pending and first not in self.unsettled.get(family, []):
+                    self.unsettled.setdefault(family, []).append(first)
+            if kept:
+                self.judged[family] = kept
+            else:
                 del self.judged[family]
 
     def _again(self, family: str, rows: Sequence[int]) -> None:
@@ -554,35 +583,103 @@ class _Doctor:
         row, with the rows needing what they would have seen: what they get now is judged as
         on the first pass (a lone 500 breaks, unless the family's next probe fails too: a
         second outage, which leaves them not checked, never breaks; but a 500 of a route
-        that got one before, and the next probe's on that route too, are that route's break,
-        :class:`Waits`). Each row runs once more at most (:attr:`rerun`). Within the request
-        budget and the waits' (:data:`~dealframe.doctor.waits.WAIT_BUDGET`): those the
-        request budget leaves are not checked, and say so (the budget then ran out: raised
-        once every row is said)."""
+        that got one before, and the next probe's on that route too, may be that route's
+        break: :meth:`_settle`). Each row runs once more at most (:attr:`rerun`). Within the
+        request budget and the waits' (:data:`~dealframe.doctor.waits.WAIT_BUDGET`): those
+        the request budget leaves are not checked, and say so (the budget then ran out:
+        raised once every row is said)."""
         again: set[str] = set()
         spent = False
         self.waits.answered(family)  # the service answered since: the outage is over
         for row in range(min(rows, default=len(self.found)), len(self.found)):
             check = self.found[row]
-            needs = any(check.observed.startswith(f"needs what {n} would") for n in again)
-            if check.verdict != NOT_CHECKED or (row not in rows and not needs):
+            if check.verdict != NOT_CHECKED or row in self.rerun:
                 continue
-            if row in self.rerun:
-                continue
-            self.rerun.add(row)
-            again.add(check.name)
-            probe, provides = self.probes[row]
-            self.facts.forget(check.name)
-            try:
-                observed, verdict, _ = self._check(check.name, probe, provides, row)
-            except _Budget:  # not run again: what it supplies stays unseen, said by its row
-                spent = True
-                self.facts.not_supplied(check.name, provides)
-                observed, verdict = _NOT_AGAIN, NOT_CHECKED
-            self.found[row] = Check(check.name, check.assumption, blanked(observed), verdict)
-            self._confirmed()  # a lone 500 the next probe got too: not checked after all
+            if row in rows or _needing(check, again):
+                self.rerun.add(row)
+                again.add(check.name)
+                spent = not self._rerun(row) or spent
         if spent:
             raise _Budget()
+
+    def _settle(self, family: str) -> None:
+        """A route's break not confirmed yet (``Waits.unconfirmed``: two checks or more in
+        a row got a 500 of a route that got one before), the family answering since: that
+        route is asked once more, the first of those checks run once more. A 500 that
+        persists then confirms it (``Waits.broken``): every one of them breaks, said so
+        (unless the family's next probe fails too: the service then looks unavailable after
+        all, and none of them breaks). An answer says the outage is over: each of them, and
+        the rows needing what they would have seen, are run once more, judged on what they
+        get. Each row is run so once at most (:attr:`settled`); within the request budget, as
+        :meth:`_again`."""
+        judged = self.waits.unconfirmed.pop(family)
+        rows = sorted(self.unsettled.pop(family))
+        path, words = judged[0].path, judged[0].words
+        again, spent, broke = set[str](), False, False
+        for row in range(rows[0], len(self.found)):
+            check = self.found[row]
+            if broke:  # the route's break confirmed: the other checks of its 500s break
+                if row in rows and check.verdict == BREAKS:
+                    self.found[row] = replace(check, observed=f"{check.observed}; {words}")
+                    now = self.waits.judged.get(family)
+                    if now is not None:  # not checked should the family's next probe fail
+                        self.judged.setdefault(family, []).append((row, judged[0].said, now))
+                continue
+            if row in self.settled:
+                continue
+            if row in rows or (check.verdict == NOT_CHECKED and _needing(check, again)):
+                self.settled.add(row)
+                again.add(check.name)
+                spent = not self._rerun(row) or spent
+                if row == rows[0] and self.found[row].verdict == BREAKS:
+                    now = self.waits.judged.get(family) or []
+                    broke = any(j.path == path for j in now)  # that route's 500 again
+                    if broke:
+                        self.waits.confirm(family, path)
+                        first = self.found[row]
+                        self.found[row] = replace(first, observed=f"{first.observed}; {words}")
+        if spent:
+            raise _Budget()
+
+    def finish(self) -> None:
+        """At the end of the run: the checks that broke on the 500s of a route whose break
+        is not confirmed (the run ended before the family answered and that route was asked
+        once more) are not checked, said so: whether that route or the whole service failed
+        is not known. The checks needing what they would have seen say so without "(it
+        broke)"."""
+        for family in {*self.judged, *self.unsettled}:
+            pending = self.waits.unconfirmed.get(family, [])
+            for batch in (self.waits.judged.get(family) or [], pending):
+                if len(batch) < 2 or self.waits.confirmed(family, batch[0].path):
+                    continue  # a lone 500 (judged as it stands), or a confirmed route's break
+                rows = [r for r, _, of in self.judged.get(family, []) if of is batch]
+                rows += self.unsettled.get(family, []) if batch is pending else []
+                said = (
+                    f"{batch[0].path} answered 500 to {len(batch)} probes in a row, the "
+                    "family answering before; the run ended before that route was asked "
+                    "once more: whether it breaks or the service was out is not known"
+                )
+                for row in rows:
+                    old = self.found[row]
+                    self.found[row] = replace(old, observed=blanked(said), verdict=NOT_CHECKED)
+                    self._needs(old.name, broke=False)
+
+    def _rerun(self, row: int) -> bool:
+        """Run the check of ``row`` once more, in its row; False when the request budget ran
+        out first (said in its row, and what it supplies stays unseen)."""
+        check = self.found[row]
+        probe, provides = self.probes[row]
+        self.facts.forget(check.name)
+        ran = True
+        try:
+            observed, verdict, _ = self._check(check.name, probe, provides, row)
+        except _Budget:  # not run again: what it supplies stays unseen, said by its row
+            ran = False
+            self.facts.not_supplied(check.name, provides)
+            observed, verdict = _NOT_AGAIN, NOT_CHECKED
+        self.found[row] = Check(check.name, check.assumption, blanked(observed), verdict)
+        self._confirmed()  # a lone 500 the next probe got too: not checked after all
+        return ran
 
     def _needs(self, name: str, *, broke: bool) -> None:
         """What the checks needing what ``name`` would have seen say of it (the rows recorded,
@@ -595,6 +692,12 @@ class _Doctor:
         for at, check in enumerate(self.found):
             if check.verdict == NOT_CHECKED and check.observed == was:
                 self.found[at] = Check(check.name, check.assumption, said, NOT_CHECKED)
+
+
+def _needing(check: Check, names: Iterable[str]) -> bool:
+    """Whether ``check`` is not checked for want of what one of the checks ``names`` would
+    have seen (:class:`~dealframe.doctor.facts.Facts`)."""
+    return any(check.observed.startswith(f"needs what {name} would") for name in names)
 
 
 #: What a check to run once more after an outage says when the request budget ran out first.
@@ -884,29 +987,45 @@ def _family_a_skus(d: _Doctor) -> None:
     )
 
     def series() -> tuple[str, str]:
-        body = {"skus": d.facts["skus"][:1]}
         endpoint = f"POST {_A}/companies/time-series"
-        response = d.send("public", "POST", f"{_A}/companies/time-series", json=body)
-        doc = d.ok_json(response)
-        served = _items(doc)
-        # the items as the client takes them (read_company_items): the SKU asked once (the
-        # first of a repeated one), items of other SKUs dropped, one without data left out;
-        # what it says of them quoted with the values' warnings below
-        said = Findings(endpoint)
-        items = read_company_items([response], [body["skus"]], body["skus"], said, "time_series")
-        if not items and any(
-            i.get("sku") in body["skus"] and i.get("data") is None for i in served
-        ):  # the SKU asked served with data null (or none): the client warns, no rows for it
+        # one SKU at a time, the next one asked when the client reads no row of it (data
+        # null or absent): no month seen of any SKU leaves the months not checked
+        skus, empty = list(dict.fromkeys(d.facts["skus"])), list[str]()
+        for sku in skus:
+            body = {"skus": [sku]}
+            response = d.send("public", "POST", f"{_A}/companies/time-series", json=body)
+            served = _items(d.ok_json(response))
+            # the items as the client takes them (read_company_items): the SKU asked once
+            # (the first of a repeated one), items of other SKUs dropped, one without data
+            # left out; what it says of them quoted with the values' warnings below
+            said = Findings(endpoint)
+            items = read_company_items([response], [[sku]], [sku], said, "time_series")
+            if items or not any(i.get("sku") == sku and i.get("data") is None for i in served):
+                break
+            empty.append("; ".join(f.message for f in said))  # the client warns, no rows
+        else:
+            many = len(skus) > 1
             return (
-                f"the SKU asked came with data null or absent: the client returns no rows for "
-                f"it (attrs['missing_skus']), so no month could be read; the client warns: "
-                f"{'; '.join(f.message for f in said)}",
-                ADAPTED,
+                f"{'each of the ' + str(len(skus)) + ' SKUs' if many else 'the SKU'} asked "
+                f"{'(one by one) ' if many else ''}came with data null or absent: the client "
+                f"returns no rows for {'them' if many else 'it'} (attrs['missing_skus']), so "
+                f"no month was seen and how months are keyed is not checked; the client "
+                f"warns: {'; '.join(empty)}",
+                NOT_CHECKED,
             )
+        first = "the SKU asked first" if len(empty) == 1 else f"the first {len(empty)} SKUs asked"
+        before = (
+            f"{first} came with data null or absent: the client returns no rows for "
+            f"{'it' if len(empty) == 1 else 'them'} (attrs['missing_skus']) and warns: "
+            f"{'; '.join(empty)}; the next, {sku}: "
+            if empty
+            else ""
+        )
         if len(items) != 1 or not isinstance(items[0].get("data"), Mapping):
             words = "; ".join(f.message for f in said)
             return (
-                f"no item with a data object for the SKU asked{': ' if words else ''}{words}",
+                f"{before}no item with a data object for the SKU asked"
+                f"{': ' if words else ''}{words}",
                 BREAKS,
             )
         data = items[0]["data"]
@@ -915,16 +1034,16 @@ def _family_a_skus(d: _Doctor) -> None:
         # spelt as a day ("2024-01-01") read as its month, numbers written as text said in
         # its words
         with shaping(response.request, endpoint), _spelt() as spelt:
-            time_series_wide(items, skus=body["skus"], found=said)
+            time_series_wide(items, skus=[sku], found=said)
         months = [m for v in data.values() if isinstance(v, Mapping) for m in v]
         # every key read is a month: those not of seven characters are spelt otherwise
         other = [m for m in dict.fromkeys(months) if len(m) != 7]
         keyed = f"keyed like {other[0]!r}: read as months (YYYY-MM)" if other else "keyed YYYY-MM"
         found = _noting(
             (
-                f"{len(data)} fields ({', '.join(sorted(data)[:4])}...), {len(months)} "
-                f"monthly values {keyed}",
-                ADAPTED if other else HOLDS,
+                f"{before}{len(data)} fields ({', '.join(sorted(data)[:4])}...), "
+                f"{len(months)} monthly values {keyed}",
+                ADAPTED if other or empty else HOLDS,
             ),
             _beyond(items, DOCUMENTED_FIELDS["time_series"]),
         )
@@ -996,7 +1115,7 @@ def _family_a_groups(d: _Doctor) -> None:
     d.run("A.groups.time_series", "[{period, median}], meta {count, companies}", group_series)
 
     def error_body() -> tuple[str, str]:
-        response = d.send("public", "POST", f"{_A}/companies/current", json={"skus": []}, odd=True)
+        response = d.send("public", "POST", f"{_A}/companies/current", json={"skus": []})
         if response.status != 400:
             return f"an empty skus list answered {response.status}, not 400", BREAKS
         return _error_body(response, d.t._secrets)
@@ -1266,7 +1385,7 @@ def _paging(d: _Doctor) -> None:
                 "is ignored there",
                 BREAKS,
             )
-        zero = d.send("private", "POST", f"{_B}/companies", json={**body, "page": 0}, odd=True)
+        zero = d.send("private", "POST", f"{_B}/companies", json={**body, "page": 0})
         before = [i.get("id") for i in _items(d.ok_json(zero))] if zero.status == 200 else []
         if before and before != ids[0]:
             return (
@@ -1376,7 +1495,7 @@ def _list_frame(entity: str) -> Callable[[Sequence[Any]], Any]:
 
 def _entities(d: _Doctor) -> None:
     def missing() -> tuple[str, str]:
-        response = d.send("private", "GET", f"{_B}/companies/{_NO_SUCH_ID}", odd=True)
+        response = d.send("private", "GET", f"{_B}/companies/{_NO_SUCH_ID}")
         if response.status == 404:
             return "404", HOLDS
         return f"an unknown id answered {response.status}, not 404", BREAKS
@@ -1445,7 +1564,6 @@ def _entities(d: _Doctor) -> None:
             "GET",
             f"{_B}/companies/{company}/fundings",
             params={"page": 1, "limit": 0},
-            odd=True,
         )
         if response.status != 400:
             return f"limit=0 answered {response.status}, not 400", BREAKS
@@ -1476,9 +1594,7 @@ def _resolve_batch(d: _Doctor) -> tuple[str, str]:
     sent, refused, last = NAMES_PER_RESOLVE, list[str](), ""
     for _ in range(SIZES_ASKED):  # 1000 -> a stated bound, or halves down to 1
         names = [f"zz doctor probe {i}" for i in range(sent)]
-        response = d.send(
-            "private", "POST", f"{_B}/companies/resolve", json={"names": names}, odd=True
-        )
+        response = d.send("private", "POST", f"{_B}/companies/resolve", json={"names": names})
         if response.status == 200:
             break
         error = d.error(response)
@@ -1763,7 +1879,8 @@ def doctor(
         service refused: their checks did not run), ``.not_checked`` (the checks that
         could not run: rate limited or unavailable after one more try, their family held
         back after a rate limit that persisted, and those needing what such a check, or
-        one that broke, would have seen), ``.table()``, ``.verdict()``, ``.to_dict()``.
+        one that broke, would have seen, or whose answers held nothing to judge),
+        ``.table()``, ``.verdict()``, ``.to_dict()``.
 
     Raises
     ------
@@ -1832,6 +1949,7 @@ def doctor(
                 rejected_from.append(_token_from(d.t.settings_from, exc.family))
     except _Budget:  # not the service's fault: said as checks not run, never as a break
         budget_reached = True
+    d.finish()
     budget_reached = budget_reached or d.spent  # a probe not sent again for want of requests
     skipped = [
         said

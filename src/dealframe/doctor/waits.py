@@ -13,27 +13,30 @@ one interrupted), and sent once more. What persists makes the check ``not checke
   family's later probes are not sent, and are not checked at once. One that persists asking
   for a short wait leaves that check not checked, and the family goes on (the client would
   wait it and try again);
-- a 502, 503 or 504 that persists on an ordinary probe: the service is unavailable, until a
-  later probe of the family answers (the service is up again: the checks that found it
-  unavailable are run once more, once only, as after an outage of 500s, below);
-- a 500 that persists on an ordinary probe is the service's answer to that request, judged by
-  its check (the client raises a ``ServerError`` there on every call), unless the family's
-  next probe fails too: then the service looks unavailable, and that check is said not
-  checked after all (:attr:`Waits.judged`), until a later probe of the family answers (the
-  service is up again: that check, and those that found the family down after it, are run
-  once more, once only, and judged on what they get then as on the first pass: a lone 500
-  breaks, one the next probe gets too is a second outage, not checked;
-  ``dealframe.doctor.checks``);
+- a 502, 503 or 504 that persists: the service is unavailable, until a later probe of the
+  family answers (the service is up again: the checks that found it unavailable are run once
+  more, once only, as after an outage of 500s, below);
+- a 500 that persists is the service's answer to that request, judged by its check (the
+  client raises a ``ServerError`` there on every call), unless the family's next probe fails
+  too: then the service looks unavailable, and that check is said not checked after all
+  (:attr:`Waits.judged`), until a later probe of the family answers (the service is up again:
+  that check, and those that found the family down after it, are run once more, once only,
+  and judged on what they get then as on the first pass: a lone 500 breaks, one the next
+  probe gets too is a second outage, not checked; ``dealframe.doctor.checks``). A
+  deliberately odd probe (an unknown id, an empty list, page 0, a batch of 1,000 names ...)
+  is no exception: its 500 is judged as a lone 500, its 502/503/504 is unavailability;
 - except a route that keeps answering 500 (:func:`route`: the method and the path, ids read
   as ``{id}``): one that got a 500 which persisted before, the family answering since, and
   gets one again is not a second outage when the next probe, on the same route, gets a 500
-  too: the family's other requests are answered, so both 500s are that route's, each judged
-  by its check (a break of that route, said so: :attr:`Waits.judged`), unless a probe on
-  another route of the family fails too before the family answers (then the service looks
-  unavailable after all, and none of them breaks);
-- a 5xx that persists on a deliberately odd probe (an unknown id, an empty list, page 0, a
-  batch of 1,000 names ...) is the service's answer to that request, judged by its check,
-  unless the service looks unavailable (the family's last probe got a 5xx that persisted too);
+  too: both may be that route's (:attr:`Waits.judged`), unless a probe on another route of
+  the family fails too before the family answers (then the service looks unavailable after
+  all, and none of them breaks). They are not called that route's break yet: the service
+  may have been out again just while that route was asked. Once the family answers, that
+  route is asked once more (:attr:`Waits.unconfirmed`: the first of their checks is run
+  once more, once only): a 500 that persists then is that route's break (:attr:`Waits.broken`:
+  every one of them breaks, said so), an answer says the outage is over (each of them is
+  run once more and judged on what it gets). Only 500s count for this rule: a 502/503/504
+  says the service is unavailable, not that a route fails;
 - a probe the budget leaves no request to send again, or whose wait is not made (longer
   than ``retry_after_max``, or past :data:`WAIT_BUDGET`), is not checked, whatever it got (a
   5xx too): one answer is not judged on.
@@ -68,7 +71,7 @@ SAID_AFTER = 2.0
 #: The seconds one run waits in all, at most (five minutes): past that, no more waits.
 WAIT_BUDGET = 300.0
 #: The 5xx that say the service is unavailable (a gateway, an overload): what persists of
-#: them on an ordinary probe is never judged.
+#: them is never judged, whatever the probe (a deliberately odd one too).
 _UNAVAILABLE = frozenset({502, 503, 504})
 #: Why a probe is not sent again when the budget has no request left.
 _NO_REQUEST_LEFT = "no request left to try again"
@@ -115,7 +118,7 @@ def route(request: RequestInfo) -> str:
 
 
 class Judged(NamedTuple):
-    """A 500 that persisted on an ordinary probe, handed back to be judged by its check.
+    """A 500 that persisted, handed back to be judged by its check.
 
     Examples
     --------
@@ -137,8 +140,8 @@ class Judged(NamedTuple):
 
     @property
     def words(self) -> str:
-        """What its check adds to its break: that the route keeps answering 500 (empty for a
-        lone 500)."""
+        """What its check adds to its break once that route's break is confirmed
+        (:attr:`Waits.broken`): that the route keeps answering 500 (empty for a lone 500)."""
         if not self.again:
             return ""
         return (
@@ -204,12 +207,20 @@ class Waits:
         self.held: dict[str, str] = {}
         #: Families whose last probe got a 5xx that persisted.
         self.down: dict[str, bool] = {}
-        #: Families whose last ordinary probes got a 500 that persisted, handed back to be
-        #: judged: a lone 500, or those of a route that keeps answering 500 (a list started
-        #: anew for each run of them), what is said of each should the service look
-        #: unavailable after all.
+        #: Families whose last probes got a 500 that persisted, handed back to be judged: a
+        #: lone 500, or those of a route that may keep answering 500 (a list started anew
+        #: for each run of them), what is said of each should the service look unavailable
+        #: after all.
         self.judged: dict[str, list[Judged]] = {}
-        #: The routes of each family whose probes got a 5xx that persisted since the family
+        #: Families whose last run of 500s was two or more on one route that got a 500
+        #: before (a route break not confirmed yet), the family answering since: that route
+        #: is to be asked once more (``dealframe.doctor.checks`` runs the first of their
+        #: checks once more) before they are called its break.
+        self.unconfirmed: dict[str, list[Judged]] = {}
+        #: The routes of each family whose break is confirmed: asked once more after the
+        #: family answered, they answered 500 again.
+        self.broken: dict[str, set[str]] = {}
+        #: The routes of each family whose probes got a 500 that persisted since the family
         #: last answered, and those that did before it answered (and have not answered
         #: since): a route in both keeps answering 500.
         self.failing: dict[str, set[str]] = {}
@@ -238,13 +249,26 @@ class Waits:
 
     def answered(self, family: str, request: RequestInfo | None = None) -> None:
         """An answer not to wait out (to ``request``, when one was sent): the service is up
-        for ``family``, and that route answers."""
+        for ``family``, and that route answers. The last run of 500s is judged as it stands,
+        but for one that may be a route's break, not confirmed yet: that is
+        :attr:`unconfirmed` until its route is asked once more."""
         self.down[family] = False
-        self.judged.pop(family, None)
+        judged = self.judged.pop(family, None)
+        if judged and len(judged) > 1 and not self.confirmed(family, judged[0].path):
+            self.unconfirmed[family] = judged
         failed = self.failed.setdefault(family, set())
         failed |= self.failing.pop(family, set())
         if request is not None:
             failed.discard(route(request))
+
+    def confirmed(self, family: str, path: str) -> bool:
+        """Whether the route ``path`` of ``family`` is a confirmed break (:attr:`broken`)."""
+        return path in self.broken.get(family, ())
+
+    def confirm(self, family: str, path: str) -> None:
+        """The route ``path`` of ``family``, asked once more after the family answered,
+        answered 500 again: its break is confirmed (:attr:`broken`)."""
+        self.broken.setdefault(family, set()).add(path)
 
     def again(
         self,
@@ -253,7 +277,6 @@ class Waits:
         resend: Callable[[], Response],
         *,
         left: int,
-        odd: bool = False,
     ) -> Response:
         """``response`` (a 429, 5xx or rate-limit 401/403) waited out once, then sent once more
         (``resend``; ``left``: requests left in the run's budget).
@@ -263,12 +286,12 @@ class Waits:
         settings = self.t.settings
         asked = getattr(self.error(response), "retry_after", None)
         if asked is not None and asked > settings.retry_after_max:
-            return self._stop(family, response, asked, "more than retry_after_max", odd)
+            return self._stop(family, response, asked, "more than retry_after_max")
         if left <= 0:
-            return self._stop(family, response, asked, _NO_REQUEST_LEFT, odd)
+            return self._stop(family, response, asked, _NO_REQUEST_LEFT)
         wait = max(asked or 0.0, settings.backoff_base)  # as the client: never less
         if self.waited + wait > WAIT_BUDGET:
-            return self._stop(family, response, asked, self._spent(wait), odd)
+            return self._stop(family, response, asked, self._spent(wait))
         if self.say is not None and wait > SAID_AFTER:
             what = "rate limited" if self.rate_limit(response) else "unavailable"
             self.say(
@@ -291,7 +314,7 @@ class Waits:
             self.answered(family, second.request)
             return second
         asked = getattr(self.error(second), "retry_after", None)
-        return self._stop(family, second, asked, "again after the wait", odd)
+        return self._stop(family, second, asked, "again after the wait")
 
     def _spent(self, wait: float) -> str:
         """Why a wait is not made: it would pass :data:`WAIT_BUDGET`, said as it is not made,
@@ -319,9 +342,7 @@ class Waits:
             )
         return why
 
-    def _stop(
-        self, family: str, response: Response, asked: float | None, why: str, odd: bool
-    ) -> Response:
+    def _stop(self, family: str, response: Response, asked: float | None, why: str) -> Response:
         """The probe is not sent again: raise :class:`Limited` (holding a family whose rate
         limit asks for long back), or return a 5xx to judge (module docstring)."""
         said = _why(response, asked, why)
@@ -346,19 +367,15 @@ class Waits:
             and response.status == 500
             and again
             and {(j.path, j.again) for j in judged} == {(path, True)}
-        ):  # that route's 500 again, the next probe's too, its other requests answered
+        ):  # that route's 500 again, the next probe's too, its other requests answered: its
+            # break, once confirmed (:attr:`unconfirmed`)
             judged.append(Judged(next_failed, path, True))
-            return response  # judged by its check: a break of that route
-        if self.down.get(family, False) or judged:
-            self.down[family] = True  # a second 5xx in a row: the service looks unavailable
+            return response
+        if response.status == 500:  # only 500s say a route fails (a 502/503/504: unavailable)
             self.failing.setdefault(family, set()).add(path)
+        if self.down.get(family, False) or judged or response.status in _UNAVAILABLE:
+            self.down[family] = True  # a second 5xx in a row, or a 502/503/504: unavailable
             raise Limited(said, family)
-        if odd:
-            return response  # what the service answers this request: the check judges it
-        self.failing.setdefault(family, set()).add(path)
-        if response.status in _UNAVAILABLE:
-            self.down[family] = True
-            raise Limited(said, family)
-        # a lone 500 to an ordinary probe: the client raises it on every such call
+        # a lone 500: the client raises it on every such call
         self.judged[family] = [Judged(next_failed, path, again)]
         return response
