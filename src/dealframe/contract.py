@@ -92,6 +92,7 @@ __all__ = [
     "read_items",
     "respelled_fields",
     "read_page",
+    "rows_deduped",
     "shaping",
     "shaping_findings",
     "text_offsets",
@@ -117,6 +118,9 @@ KEPT_IN_CACHE = frozenset(
         "bad_meta",
         "numbers_as_text",
         "booleans_as_text",
+        "empty_numbers",
+        "not_finite",
+        "no_offset",
         "unsorted",
         "unreadable_label",
         "threshold_mismatch",
@@ -419,6 +423,10 @@ class Findings:
 
     where: str
     items: list[Finding] = field(default_factory=list)
+    #: What the frame readers noted of this call's answers, by ``(kind, field)``
+    #: (:mod:`dealframe.frames.said`): one finding each (:meth:`say`), its counts the call's.
+    notes: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False, init=False)
+    _said_at: dict[tuple[str, str], int] = field(default_factory=dict, repr=False, init=False)
 
     def add(self, kind: str, message: str, *, where: str | None = None, shortfall: int = 0) -> None:
         """Record one finding (one of an answer gone wrong drops the call's cache entries
@@ -426,6 +434,26 @@ class Findings:
         self.items.append(Finding(kind, where or self.where, message, max(0, int(shortfall))))
         if kind not in KEPT_IN_CACHE:
             forget_call()
+
+    def say(self, kind: str, key: str, message: str) -> None:
+        """Record the one finding of ``kind`` about ``key`` (a field) of this call: a second
+        one, said of more of its rows (another page, another answer), replaces the first
+        in its place, so that the call says it once, with the call's counts.
+
+        Examples
+        --------
+        >>> found = Findings("GET /x/{id}")
+        >>> found.say("numbers_as_text", "founded", "founded: 1 of 1 values")
+        >>> found.say("numbers_as_text", "founded", "founded: 2 of 2 values")
+        >>> [f.message for f in found]
+        ['founded: 2 of 2 values']
+        """
+        at = self._said_at.get((kind, key))
+        if at is None:
+            self._said_at[(kind, key)] = len(self.items)
+            self.add(kind, message)
+        else:
+            self.items[at] = dataclasses.replace(self.items[at], message=message)
 
     def absorb(self, items: Iterable[Finding]) -> None:
         """Add the findings of one page or one id of this call: one that says again, in the
@@ -1338,7 +1366,7 @@ def dedupe(
     Rows with a null or empty key (no identity: :func:`identities`) are never merged.
     Repeats with identical content are ``repeated_rows``; with different content
     ``conflicting_rows``, and the row with the latest ``newest`` value (else the first) is
-    kept.
+    kept (:func:`rows_deduped`).
 
     Examples
     --------
@@ -1349,15 +1377,37 @@ def dedupe(
     >>> [f.kind for f in found]
     ['conflicting_rows']
     """
+    kept = rows_deduped(frame, key, found, newest=newest)
+    if kept is None:
+        return frame
+    out = frame.iloc[kept].reset_index(drop=True)
+    out.attrs["duplicates_removed"] = int(np.count_nonzero(~kept))
+    return out
+
+
+def rows_deduped(
+    frame: pd.DataFrame, key: str | Sequence[str], found: Findings, *, newest: str | None = None
+) -> np.ndarray | None:
+    """Which rows of ``frame`` :func:`dedupe` keeps (a boolean per row), its findings recorded
+    in ``found``; None when it keeps every row. What is aligned with the rows outside the frame
+    (an aggregate's ``attrs["labels_as_served"]``) is cut by it as the rows are.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> df = pd.DataFrame({"id": ["a", "b", "a"], "v": [1, 2, 1]})
+    >>> rows_deduped(df, "id", found).tolist(), [f.kind for f in found]
+    ([True, True, False], ['repeated_rows'])
+    """
     keys = _keys(frame, key) if not frame.empty else None
     if keys is None:
-        return frame
+        return None
     if _distinct(keys) or keys.is_unique:  # the usual case, at a fraction of finding repeats
-        return frame
+        return None
     label = key if isinstance(key, str) else "+".join(key)
     repeated = keys.notna() & keys.ne("") & keys.duplicated(keep=False)
     if not repeated.any():
-        return frame
+        return None
     where = pd.Series(range(len(frame)))[repeated.to_numpy()]
     positions = {k: list(v) for k, v in where.groupby(keys[repeated].to_numpy(), sort=False)}
     text_of = dict(zip(where.tolist(), _row_texts(frame, where.tolist()), strict=True))
@@ -1375,13 +1425,10 @@ def dedupe(
             if stamps.notna().any():
                 keep = rows[int(stamps.reset_index(drop=True).idxmax())]
         drop += [r for r in rows if r != keep]
-    extra = len(drop)
     _add_repeats(found, label, same, differ, "the newest" if newest else "the first")
-    mask = pd.Series(True, index=range(len(frame)))
-    mask.iloc[drop] = False
-    out = frame.iloc[mask.to_numpy()].reset_index(drop=True)
-    out.attrs["duplicates_removed"] = extra
-    return out
+    kept = np.ones(len(frame), dtype=bool)
+    kept[drop] = False
+    return kept
 
 
 def _as_json(value: Any) -> str:

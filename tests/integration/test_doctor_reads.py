@@ -516,7 +516,8 @@ def test_group_medians_written_as_text_or_empty_are_read_and_said(
         ]
         assert "such as '12.5'; period 2024-01" in " ".join(said)
         assert (
-            'median.marketCap: empty strings "" where a number or null is documented: read as null'
+            'POST /api/v1/groups/time-series: median.marketCap: empty strings "" where a number '
+            "or null is documented: read as null"
         ) in said
 
 

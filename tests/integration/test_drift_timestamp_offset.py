@@ -76,7 +76,10 @@ def test_a_stamp_without_offset_is_read_as_utc_and_said(stamp, read, company, fr
     assert o.value["updated_at"].iloc[0] == pd.Timestamp(read, tz="UTC")
     said = _offsets(o)
     assert len(said) == 1, o.caught
-    assert said[0].startswith("updated_at: ") and repr(stamp) in said[0], said
+    # a finding of the call (no_offset), naming its endpoint first
+    assert said[0].startswith(f"GET {P}/companies/{{id}}: updated_at: "), said
+    assert repr(stamp) in said[0], said
+    assert [f["kind"] for f in o.value.attrs["findings"]] == ["no_offset"]
     assert "read as UTC" in said[0], said
 
 

@@ -377,9 +377,11 @@ def test_an_empty_string_for_a_number_is_null_and_said(direct, via, proxy):
     assert o.error is None, repr(o.error)
     assert_same(o.value, want)
     said = o.warned(ServiceContractWarning)
-    assert said == [
-        'deal_ebitda: empty strings "" where a number or null is documented: read as null'
+    assert said == [  # a finding of the call, naming its endpoint
+        f'POST {P}/transactions: deal_ebitda: empty strings "" where a number or null is '
+        "documented: read as null"
     ]
+    assert [f["kind"] for f in o.value.attrs["findings"]] == ["empty_numbers"]
 
 
 # ------------------------------------------------------------ infinities, booleans as numbers
@@ -402,9 +404,11 @@ def test_infinities_written_as_text_in_a_number_field_are_said(via, proxy):
     assert o.error is None, repr(o.error)
     assert o.value["deal_valuation"].head(3).tolist() == [float("inf"), float("-inf"), 12.5]
     said = o.warned(ServiceContractWarning)
-    assert said == [
-        "deal_valuation: text that is not a finite number ('-inf', 'Infinity'): read as written"
+    assert said == [  # a finding of the call, naming its endpoint
+        f"POST {P}/transactions: deal_valuation: text that is not a finite number "
+        "('-inf', 'Infinity'): read as written"
     ]
+    assert [f["kind"] for f in o.value.attrs["findings"]] == ["not_finite"]
 
 
 def test_a_boolean_in_a_number_field_is_refused_naming_it(via, proxy):
@@ -439,7 +443,10 @@ def test_an_empty_string_for_a_whole_number_is_null_and_said(direct, via, proxy)
     assert o.value["founded"].isna().all() and str(o.value["founded"].dtype) == "Int64"
     assert_same(o.value.drop(columns="founded"), want.drop(columns="founded"))
     said = o.warned(ServiceContractWarning)
-    assert said == ['founded: empty strings "" where a number or null is documented: read as null']
+    assert said == [
+        f'POST {P}/companies: founded: empty strings "" where a number or null is documented: '
+        "read as null"
+    ]
 
 
 def test_pages_whose_ids_are_all_empty_are_not_repeats(direct, via, proxy):

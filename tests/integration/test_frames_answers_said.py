@@ -1,7 +1,8 @@
 """What the frames say of the data they are built from, over HTTP (fifth review of the frames).
 
 - Items a user built, holding numpy's numbers and booleans in fields the schema does not know
-  (``np.float64(2.5)``, ``np.int64(3)``, ``np.bool_(True)``, as rows taken from a frame hold),
+  (``np.float64(2.5)``, ``np.int64(3)``, ``np.bool_(True)``, as ``arr[i]``, ``series.iloc[i]``
+  and numpy arithmetic give them; ``df.to_dict("records")`` gives Python's with pandas 3),
   became text columns: they are numbers and booleans, as Python's are.
 - An extra column named otherwise than it asked, in items the user built, was said as a
   ``ServiceContractWarning``: no service answered them. It is a ``DealframeWarning``; the
@@ -254,6 +255,9 @@ def test_numbers_written_as_text_in_user_items_are_still_said(sandbox):
     """No call, no findings to record them in: the frame builders given items warn."""
     items = _items(sandbox, "transactions", 2)
     items[0]["deal_valuation"] = "12.5"
-    with pytest.warns(DealframeWarning, match=r"^deal_valuation: numbers written as text in 1"):
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
         frame = deals_frame(items)
     assert frame["deal_valuation"].iloc[0] == 12.5 and "findings" not in frame.attrs
+    assert [str(w.message)[:46] for w in said] == ["deal_valuation: numbers written as text in 1 o"]
+    assert said[0].category is DealframeWarning  # exactly: no service answered these items

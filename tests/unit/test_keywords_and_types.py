@@ -32,6 +32,7 @@ _PRIMITIVES |= {"infer_kind", "to_date", "to_utc", "why", "dtype_of", "top_level
 _PRIMITIVES |= {"without_offset", "no_offset_text", "offsets_noted", "warnings_noted"}
 _PRIMITIVES |= {"numbers_noted", "warn_numbers_as_text", "to_booleans"}
 _PRIMITIVES |= {"arrow_type", "is_arrow_number"}
+_PRIMITIVES |= {"rows_kept", "rows_said_later", "say_kept", "say_values"}
 
 
 def _functions():

@@ -28,7 +28,6 @@ import uuid
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -41,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from dealframe.arguments import checked_keywords
-from dealframe.contract import as_flag, echoed, shaping_findings, typed_fields
+from dealframe.contract import as_flag, echoed, typed_fields
 from dealframe.errors import ValidationError
 from dealframe.frames.extra_names import (
     NestedKey,
@@ -51,6 +50,7 @@ from dealframe.frames.extra_names import (
     renamed,
 )
 from dealframe.frames.nested import dumps, encode
+from dealframe.frames.said import NumbersAsText, no_offset_text, say_values
 from dealframe.frames.schemas import (
     DATE_DTYPE,
     KINDS,
@@ -60,7 +60,7 @@ from dealframe.frames.schemas import (
     Schema,
     dtype_of,
 )
-from dealframe.notices import ServiceContractWarning, data_warning, user_stacklevel
+from dealframe.notices import data_warning, user_stacklevel
 
 __all__ = [
     "as_records",
@@ -182,7 +182,7 @@ def why(exc: BaseException) -> str:
 
 
 def _is_null(v: Any) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
+    return v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and math.isnan(v))
 
 
 def _as_text(values: Sequence[Any] | pa.Array) -> pa.Array:
@@ -280,18 +280,6 @@ def _finer_than_us(values: Sequence[Any] | pa.Array) -> bool:
         return False
 
 
-def no_offset_text(name: str, count: int, sample: str) -> str:
-    """What is said of ``count`` timestamps of ``name`` read without an offset.
-
-    Examples
-    --------
-    >>> no_offset_text("updated_at", 2000, "2023-09-28T15:53:22")
-    "updated_at: no offset in 2,000 timestamps (such as '2023-09-28T15:53:22'): read as UTC"
-    """
-    many = f"{count:,} timestamps" if count > 1 else "a timestamp"
-    return f"{name}: no offset in {many} (such as {sample!r}): read as UTC"
-
-
 @contextlib.contextmanager
 def offsets_noted() -> Iterator[dict[str, tuple[int, str]]]:
     """Within it, :func:`to_utc` warns of no timestamp without offset: it notes, in the dict
@@ -326,11 +314,13 @@ def to_utc(
     Arrow's parser handles the common case (every value with an offset); anything
     else goes through :func:`pandas.to_datetime` with ``format="ISO8601"``. A value
     with no offset (``2023-09-28T15:53:22``, or a date alone) is read as UTC, and,
-    with ``warn``, one :class:`~dealframe.ServiceContractWarning` names the field and
-    such a value (noted instead within :func:`offsets_noted`): the document gives every
-    timestamp an offset, and a service writing its local time without one would shift
-    every stamp. An offset after a space (``15:53:22 +02:00``) is one; a text read as
-    no time (``"nan"``, ``"NaT"``) is no timestamp without offset.
+    with ``warn``, it is said once, naming the field and such a value (noted instead within
+    :func:`offsets_noted`): the document gives every timestamp an offset, and a service
+    writing its local time without one would shift every stamp. Said of an answer, it is a
+    ``no_offset`` finding of the call (:func:`~dealframe.frames.said.say_values`); of items
+    the user built, a :class:`~dealframe.DealframeWarning`. An offset after a space
+    (``15:53:22 +02:00``) is one; a text read as no time (``"nan"``, ``"NaT"``) is no
+    timestamp without offset.
 
     Examples
     --------
@@ -360,8 +350,7 @@ def to_utc(
         count, sample = noted.get(name, (0, str(raw[bare[0]])))
         noted[name] = (count + len(bare), sample)
     elif len(bare):
-        said = no_offset_text(name, len(bare), str(raw[bare[0]]))
-        warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
+        say_values("no_offset", name, raw, bare)
     return out.as_unit("us")
 
 
@@ -595,92 +584,28 @@ def _floats(
     """
     if not typed:
         values = _no_booleans(values, name)
-    try:  # the common case: the text check below costs nothing here
-        return pa.array(values, pa.float64()).to_numpy(zero_copy_only=False, writable=True)
+    try:  # the common case: the text check below costs nothing here (pd.NA, NaT: null)
+        read = pa.array(values, pa.float64(), from_pandas=True)
+        return read.to_numpy(zero_copy_only=False, writable=True)
     except _ARROW_ERRORS:
         pass
     if not len(values):
         return np.empty(0, np.float64)
+    values = [None if v is pd.NA or v is pd.NaT else v for v in values]
     text = [i for i, v in enumerate(values) if isinstance(v, str)]
-    values = _blanks_null(values, name)
+    values = _blanks_null(values, name, labels)
     try:
         out = np.array(values, dtype=np.float64)
     except (ValueError, TypeError):
         odd = next(v for v in values if not _is_number(v))
         raise ValidationError(name, "numbers", got=odd) from None
-    odd = sorted({values[i] for i in text if values[i] is not None and not np.isfinite(out[i])})
+    odd = [i for i in text if values[i] is not None and not np.isfinite(out[i])]
     if odd:
-        _warn(
-            name,
-            f"text that is not a finite number ({', '.join(map(repr, odd[:5]))}): read as written",
-        )
+        _warn("not_finite", name, values, odd, labels)
     spelt = [i for i in text if values[i] is not None and np.isfinite(out[i])]
     if spelt:
         warn_numbers_as_text(name, values, spelt, labels)
     return out
-
-
-#: Row labels a warning about numbers written as text names, at most.
-_LABELS_SHOWN = 5
-
-
-@dataclass
-class NumbersAsText:
-    """Numbers of one field written as text (``"123.5"``) and read as numbers, as said: how
-    many of how many values, the first of them, and the first rows' labels (``key``:
-    ``id`` or ``sku``; ``more``: labels not shown)."""
-
-    count: int = 0
-    total: int = 0
-    sample: str = ""
-    key: str | None = None
-    labels: list[str] = field(default_factory=list)
-    more: int = 0
-    #: what they were (a boolean field's: ``booleans written as text or as 0/1``) and as what
-    #: they were read
-    written: str = "numbers written as text"
-    read: str = "numbers"
-
-    def add(
-        self, values: Sequence[Any], rows: Sequence[int], labels: tuple[str, Any] | None
-    ) -> None:
-        """Count the ``rows`` of ``values`` (one frame's, or one page's) written as text."""
-        if not self.count:
-            first = values[rows[0]]
-            self.sample = repr(first.item() if isinstance(first, np.generic) else first)
-        self.count += len(rows)
-        self.total += len(values)
-        if labels is None:
-            return
-        key, column = labels
-        self.key = key
-        seen = dict.fromkeys(self.labels)
-        for i in rows:
-            if not _is_null(column[i]) and str(column[i]) not in seen:
-                if len(seen) < _LABELS_SHOWN:
-                    seen[str(column[i])] = None
-                else:
-                    self.more += 1
-        self.labels = list(seen)
-
-    def text(self, name: str) -> str:
-        """What is said of them, for the field ``name``.
-
-        Examples
-        --------
-        >>> said = NumbersAsText()
-        >>> said.add(["1.5", 2.0], [0], ("sku", ["A-USA", "B-USA"]))
-        >>> said.text("value")
-        "value: numbers written as text in 1 of 2 values (such as '1.5'; sku A-USA): read as numbers"
-        """
-        named = ""
-        if self.labels:
-            more = f" and {self.more:,} more" if self.more else ""
-            named = f"; {self.key} {', '.join(self.labels)}{more}"
-        many = f"{self.count:,} of {self.total:,} values"
-        return (
-            f"{name}: {self.written} in {many} (such as {self.sample}{named}): read as {self.read}"
-        )
 
 
 #: What :func:`warn_numbers_as_text` notes, by field, in place of warning (:func:`numbers_noted`).
@@ -721,17 +646,17 @@ def warn_numbers_as_text(
     *,
     booleans: bool = False,
 ) -> None:
-    """Warn (:class:`~dealframe.ServiceContractWarning`) that the ``rows`` of ``values``, of
-    the number field ``name``, hold numbers written as text (``"123.5"``), read as numbers:
-    how many, the first value, and the first rows' ``labels`` (``(key, labels)``, indexed
-    as ``values`` is) when given (noted instead within :func:`numbers_noted`). The document
-    gives these fields JSON numbers; a service writing text is said, not silently read.
-    Within a :func:`~dealframe.contract.shaping` block given the call's findings
-    (:func:`~dealframe.contract.shaping_findings`), it is one of them instead
-    (``numbers_as_text``, ``booleans_as_text``): said once by the call's report and listed in
-    its frame's ``attrs["findings"]``, as every other adaptation of an answer.
-    ``booleans``: the field is a boolean one, whose ``rows`` hold ``"true"``, ``"false"``,
-    0 or 1.
+    """Say that the ``rows`` of ``values``, of the number field ``name``, hold numbers
+    written as text (``"123.5"``), read as numbers: how many, the first value, and the first
+    rows' ``labels`` (``(key, labels)``, indexed as ``values`` is) when given (noted instead
+    within :func:`numbers_noted`). The document gives these fields JSON numbers; a service
+    writing text is said, not silently read. Of an answer (within a
+    :func:`~dealframe.contract.shaping` block given the call's findings) it is a finding of the
+    call (``numbers_as_text``, ``booleans_as_text``): said once per call and field by its
+    report and listed in its frame's ``attrs["findings"]``, as every other adaptation of an
+    answer; of items the user built, a :class:`~dealframe.DealframeWarning`
+    (:func:`~dealframe.frames.said.say_values`). ``booleans``: the field is a boolean one,
+    whose ``rows`` hold ``"true"``, ``"false"``, 0 or 1.
 
     Examples
     --------
@@ -742,65 +667,82 @@ def warn_numbers_as_text(
     >>> str(said[0].message)
     "value: numbers written as text in 1 of 2 values (such as '1.5'; sku A-USA): read as numbers"
     """
+    kind = "booleans_as_text" if booleans else "numbers_as_text"
     noted = _TEXT_NOTED.get()
-    fresh = NumbersAsText()
-    if booleans:
-        fresh = NumbersAsText(
-            written="booleans written as text or as 0/1", read="the booleans they say"
-        )
-    said = fresh if noted is None else noted.setdefault(name, fresh)
-    said.add(values, rows, labels)
-    if noted is not None:
-        return
-    found = shaping_findings()
-    if found is not None:  # an answer of a call: one of its findings, said once by its report
-        found.add("booleans_as_text" if booleans else "numbers_as_text", said.text(name))
+    if noted is None:
+        say_values(kind, name, values, rows, labels)
     else:
-        warnings.warn(said.text(name), ServiceContractWarning, stacklevel=user_stacklevel())
+        noted.setdefault(name, NumbersAsText.of(kind)).add(values, rows, labels)
 
 
 def _no_booleans(values: Sequence[Any], name: str) -> Sequence[Any]:
-    """Refuse a boolean among numbers (Arrow, numpy and pandas read it as 1 or 0); ``values``
-    with numpy's 64-bit unsigned integers as Python integers, which Arrow would read past
-    ``2**63`` as negative numbers (``np.uint64(2**64 - 1)`` as -1)."""
+    """Refuse a boolean among numbers, Python's or numpy's (Arrow, numpy and pandas read it as
+    1 or 0); ``values`` with numpy's 64-bit unsigned integers as Python integers, which Arrow
+    would read past ``2**63`` as negative numbers (``np.uint64(2**64 - 1)`` as -1).
+
+    Examples
+    --------
+    >>> _no_booleans([1.5, np.bool_(True)], "deal_valuation")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid deal_valuation: expected numbers, got True
+    """
     types = set(map(type, values))
-    if bool in types:
-        raise ValidationError(name, "numbers", got=next(v for v in values if type(v) is bool))
+    _refuse_booleans(values, types, name)
     if np.uint64 in types:
         return [int(v) if type(v) is np.uint64 else v for v in values]
     return values
 
 
-def _blanks_null(values: Sequence[Any], name: str) -> Sequence[Any]:
+#: The types of booleans: Python's and numpy's (``np.bool_`` is no ``bool``, nor an ``int``).
+_BOOLEANS = frozenset({bool, np.bool_})
+
+
+def _refuse_booleans(values: Sequence[Any], types: set[type], name: str) -> None:
+    """A ValidationError naming the first boolean of ``values`` (of these ``types``), if any."""
+    if types & _BOOLEANS:
+        flag = next(v for v in values if type(v) in _BOOLEANS)
+        raise ValidationError(name, "numbers", got=bool(flag))
+
+
+def _blanks_null(
+    values: Sequence[Any], name: str, labels: tuple[str, Any] | None = None
+) -> Sequence[Any]:
     """``values`` with empty strings ``""`` (where a number or null is documented) as None,
-    warned of naming the field."""
+    said naming the field (``empty_numbers``: :func:`_warn`)."""
     blank = [i for i, v in enumerate(values) if isinstance(v, str) and not v.strip()]
     if not blank:
         return values
+    _warn("empty_numbers", name, values, blank, labels)
     values = list(values)
     for i in blank:
         values[i] = None
-    _warn(name, 'empty strings "" where a number or null is documented: read as null')
     return values
 
 
 def _ints(values: Sequence[Any], name: str, labels: tuple[str, Any] | None = None) -> Any:
-    """Whole numbers (or None) as ``Int64``: a boolean is refused and an empty string is null,
-    as for :func:`_floats` (``3.0`` is read as 3, and ``"3"`` too, said as a number written as
-    text, naming the first rows by their ``labels``; ``2.5`` is refused).
+    """Whole numbers (or None) as ``Int64``: a boolean (Python's or numpy's) is refused and an
+    empty string is null, as for :func:`_floats` (``3.0`` is read as 3, and ``"3"`` too, said
+    as a number written as text, naming the first rows by their ``labels``; ``2.5`` is
+    refused; ``pd.NA`` and ``NaT`` are null).
 
     Examples
     --------
     >>> _ints([3.0, None], "founded").tolist()
     [3, <NA>]
+    >>> _ints([np.bool_(True)], "founded")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid founded: expected numbers, got True
     """
     types = set(map(type, values))
-    if bool in types:
-        raise ValidationError(name, "numbers", got=next(v for v in values if type(v) is bool))
+    _refuse_booleans(values, types, name)
+    if type(pd.NaT) in types:
+        values = [None if v is pd.NaT else v for v in values]
     if str not in types:
         return pd.array(values, dtype=pd.Int64Dtype())
     spelt = [i for i, v in enumerate(values) if isinstance(v, str) and v.strip()]
-    read = list(_blanks_null(values, name))
+    read = list(_blanks_null(values, name, labels))
     for i in spelt:  # text beside numbers is refused by pandas: each read alone
         read[i] = _whole(read[i], name)
     out = pd.array(read, dtype=pd.Int64Dtype())
@@ -871,13 +813,24 @@ def warnings_noted() -> Iterator[list[str]]:
         _WARN_NOTED.reset(token)
 
 
-def _warn(name: str, what: str) -> None:
-    """Warn of ``what`` in field ``name`` (noted instead within :func:`warnings_noted`)."""
-    said, noted = f"{name}: {what}", _WARN_NOTED.get()
+def _warn(
+    kind: str,
+    name: str,
+    values: Sequence[Any],
+    rows: Sequence[int],
+    labels: tuple[str, Any] | None = None,
+) -> None:
+    """Say the ``rows`` of ``values`` of field ``name`` read otherwise than written (``kind``:
+    ``empty_numbers``, ``not_finite``): :func:`~dealframe.frames.said.say_values`, or noted
+    instead, once, within :func:`warnings_noted`."""
+    noted = _WARN_NOTED.get()
     if noted is None:
-        warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
-    elif said not in noted:
-        noted.append(said)
+        say_values(kind, name, values, rows, labels)
+        return
+    fresh = NumbersAsText.of(kind)
+    fresh.add(values, rows, labels)
+    if fresh.text(name) not in noted:
+        noted.append(fresh.text(name))
 
 
 def to_booleans(
@@ -900,9 +853,10 @@ def to_booleans(
     labels : tuple of (str, sequence), optional
         ``(key, labels)`` of the rows, indexed as ``values`` is (``("id", ids)``).
     said : bool, default True
-        Whether booleans written as text or as 0/1 are warned of
-        (:class:`~dealframe.ServiceContractWarning`); False for a frame of the user's rather
-        than an answer of the service (the analytics' ``deleted`` column).
+        Whether booleans written as text or as 0/1 are said (:func:`warn_numbers_as_text`:
+        a finding of the call for an answer, a :class:`~dealframe.DealframeWarning` for items
+        the user built); False for a column the user's frame holds (the analytics' ``deleted``
+        column), of which nothing is said.
 
     Returns
     -------
@@ -1007,8 +961,11 @@ def infer_kind(name: str, values: Sequence[Any]) -> str:
     Numbers give ``float``, strings ``str`` (``category`` for a known vocabulary
     name), booleans ``bool``, lists ``list``; anything else (dicts, mixtures,
     all null) is ``object``. Lists and objects are held as JSON text. Numpy's numbers
-    (``np.float64(2)``, ``np.int64(3)``, as items a user built from a frame hold) are
-    numbers and its booleans (``np.bool_(True)``) booleans, as Python's are.
+    (``np.float64(2)``, ``np.int64(3)``: items a user built with ``arr[i]``,
+    ``series.iloc[i]`` or numpy arithmetic hold them; ``df.to_dict("records")``, an array's
+    ``.tolist()`` give Python's, with pandas 3) are numbers and its booleans
+    (``np.bool_(True)``) booleans, as Python's are; ``pd.NA`` and ``NaT`` are null, as None
+    and NaN are.
 
     Examples
     --------

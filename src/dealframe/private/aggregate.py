@@ -26,12 +26,12 @@ from ..contract import (
     _as_written,
     as_count,
     as_flag,
-    dedupe,
     identities,
     keys_present,
     missing_fields,
     quoted,
     read_items,
+    rows_deduped,
     shaping,
 )
 from ..errors import ApiError
@@ -103,7 +103,7 @@ def aggregate_buckets(data: Any, found: Findings) -> Any:
     """
     if not isinstance(data, Mapping):
         return data
-    if all(isinstance(bucket, Mapping) for bucket in data.values()):
+    if _keyed(data):
         return [{"bucket": label, **bucket} for label, bucket in data.items()]
     if any(name in data for name in ("bucket", "n", "median")):
         return [data]
@@ -113,6 +113,12 @@ def aggregate_buckets(data: Any, found: Findings) -> Any:
         f"(keys {', '.join(map(repr, list(data)[:5]))}): read as no buckets",
     )
     return []
+
+
+def _keyed(data: Any) -> bool:
+    """Whether an aggregate's ``data`` is an object keyed by bucket label: its members have no
+    order (a JSON object's order carries no meaning)."""
+    return isinstance(data, Mapping) and all(isinstance(b, Mapping) for b in data.values())
 
 
 #: Whether the aggregate calls of this thread (or task) leave an absent or null
@@ -256,22 +262,27 @@ def _higher_cut(threshold: int | None) -> str:
     )
 
 
-def _in_time_order(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
+def _in_time_order(frame: pd.DataFrame, found: Findings, *, ordered: bool = True) -> pd.DataFrame:
     """``frame`` (an :func:`~dealframe.frames.private.aggregate_frame`) with its buckets in time
     order, by ``period_start``: the interface document does not say in which order the buckets
     come, and a user reads ``frame.iloc[-1]`` as the latest one. Buckets in another order are
-    sorted (an ``unsorted`` finding names the first labels as served) and
-    ``attrs["labels_as_served"]`` follows the rows; buckets whose label could not be read keep
-    their place among them when the others are in order, else come last.
+    sorted and ``attrs["labels_as_served"]`` (one a row) follows the rows; buckets whose label
+    could not be read keep their place among them when the others are in order, else come
+    last. Buckets of a list in another order are an ``unsorted`` finding naming the first
+    labels as served; buckets keyed by label in an object (not ``ordered``: its members have no
+    order to keep) are sorted without one.
 
     Examples
     --------
     >>> from dealframe.frames.private import aggregate_frame
     >>> found = Findings("POST /x")
-    >>> served = aggregate_frame([{"bucket": "2024-Q2", "n": 6}, {"bucket": "2024-Q1", "n": 7}],
+    >>> served = aggregate_frame([{"bucket": "Q2 2024", "n": 6}, {"bucket": "2024-Q1", "n": 7}],
     ...                          {"time_bucket": "quarter"})
-    >>> _in_time_order(served, found)["bucket"].tolist(), [f.kind for f in found]
-    (['2024-Q1', '2024-Q2'], ['unsorted'])
+    >>> out = _in_time_order(served, found)
+    >>> out["bucket"].tolist(), out.attrs["labels_as_served"]
+    (['2024-Q1', '2024-Q2'], ['2024-Q1', 'Q2 2024'])
+    >>> print(found.items[0].message)
+    the 2 buckets came in another order than time order (first 'Q2 2024', '2024-Q1'): sorted by time
     """
     starts = frame["period_start"].reset_index(drop=True)
     read = starts.dropna()
@@ -279,15 +290,31 @@ def _in_time_order(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
         return frame
     order = starts.sort_values(kind="stable", na_position="last").index.to_numpy()
     labels = frame.attrs.get("labels_as_served")
-    shown = ", ".join(map(repr, frame["bucket"].head(3)))
-    found.add(
-        "unsorted",
-        f"the {len(frame)} buckets came in another order than time order (first {shown}): "
-        "sorted by time",
-    )
+    if not (isinstance(labels, list) and len(labels) == len(frame)):
+        labels = frame["bucket"].tolist()
+    if ordered:
+        shown = ", ".join(map(repr, labels[:3]))
+        found.add(
+            "unsorted",
+            f"the {len(frame)} buckets came in another order than time order (first {shown}): "
+            "sorted by time",
+        )
     out = frame.iloc[order].reset_index(drop=True)  # its attrs a copy of the frame's
+    out.attrs["labels_as_served"] = [labels[i] for i in order]
+    return out
+
+
+def _deduped(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
+    """``frame`` with one row per bucket (:func:`~dealframe.contract.rows_deduped`), its
+    ``attrs["labels_as_served"]`` cut as its rows are: one label a row."""
+    kept = rows_deduped(frame, "bucket", found)
+    if kept is None:
+        return frame
+    labels = frame.attrs.get("labels_as_served")
+    out = frame.iloc[kept].reset_index(drop=True)
+    out.attrs["duplicates_removed"] = int((~kept).sum())
     if isinstance(labels, list) and len(labels) == len(frame):
-        out.attrs["labels_as_served"] = [labels[i] for i in order]
+        out.attrs["labels_as_served"] = [label for label, k in zip(labels, kept) if k]
     return out
 
 
@@ -339,10 +366,8 @@ def read_aggregate(
     ['wrong_shape', 'missing_field']
     """
     endpoint = found.where
-    items = read_items(
-        {"data": aggregate_buckets(doc.get("data") if isinstance(doc, Mapping) else None, found)},
-        found,
-    )
+    data = doc.get("data") if isinstance(doc, Mapping) else None
+    items = read_items({"data": aggregate_buckets(data, found)}, found)
     meta = doc.get("meta") if isinstance(doc, Mapping) else None
     if not isinstance(meta, Mapping):  # one answer, not paged: only its meta is unknown
         found.add(
@@ -370,8 +395,8 @@ def read_aggregate(
             f"{len(unread)} bucket label(s) could not be read as "
             f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}",
         )
-    frame = dedupe(frame, "bucket", found)
-    frame = _in_time_order(frame, found)
+    frame = _deduped(frame, found)
+    frame = _in_time_order(frame, found, ordered=not _keyed(data))
     method = meta.get("methodology")
     bound = method.get("small_n_threshold") if isinstance(method, Mapping) else None
     if suppression:

@@ -57,6 +57,7 @@ from ..errors import (
 from ..field_names import fields_noted
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
+from ..frames.said import rows_said_later, say_kept
 from ..frames.schemas import DEAL_PROFILE_ONLY, PROFILE_FIELDS, ROLES
 from ..notices import (
     MissingDataWarning,
@@ -903,9 +904,12 @@ class PrivateApi:
             key=key,
         )
         pages = pulled.pages
-        with shaping(info, endpoint, found):
+        # what the readers say of values is said of the rows returned alone (not of those
+        # past ``limit``, nor of a repeat dropped): kept back by row until they are known
+        with shaping(info, endpoint, found), rows_said_later() as later:
             frame = shape.list_frame(entity, pages.parts)
         del pages.parts[:]
+        built = frame["id"]  # the rows' ids, for what is said of the rows returned alone
         received = len(frame)
         batches, total, counted, shared = pulled.batches, pulled.total, None, 0
         if pulled.union is not None and batches is not None and sum(batches) == received:
@@ -949,6 +953,7 @@ class PrivateApi:
                 order = {i: n for n, i in enumerate(id_values(wire["id"]) or [])}
                 frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
             frame = frame.iloc[:limit].reset_index(drop=True)
+        say_kept(found, later, built, frame["id"])
         # of the rows returned: a null cut away by ``limit`` is not the user's to look for
         null_fields(frame, entity, found, missing=absent)
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
@@ -1125,10 +1130,12 @@ class PrivateApi:
         found = Findings(f"{endpoint} page {page}")
         read = read_page(response.json(), found, number=page, where=found.where)
         identities(read.items, "id", found)
-        with shaping(response.request, endpoint, found):
+        with shaping(response.request, endpoint, found), rows_said_later() as later:
             frame = shape.list_frame(entity, [shape.list_page_columns(entity, read.items)])
         missing_fields(keys_present(read.items), entity, found, n_items=len(read.items))
+        built = frame["id"]
         frame = dedupe(frame, "id", found, newest="updated_at")
+        say_kept(found, later, built, frame["id"])  # of the rows returned alone
         if read.page is not None and read.page != page:
             found.add("wrong_page", f"asked for page {page}, meta.page says {read.page}")
         attach(
@@ -1431,6 +1438,8 @@ class PrivateApi:
             if isinstance(i, str):
                 groups[gone].append(i)
         ids = groups[False] + groups[True]
+        # the live and the deleted deals' single forms are one call's: its findings said once
+        found = Findings(f"GET {PREFIX}/transactions/{{id}}")
         error: IncompleteResultError | None = None
         parts = [_single_deals([])]
         for gone, wanted in groups.items():
@@ -1448,6 +1457,7 @@ class PrivateApi:
                             progress,
                             refresh,
                             cache,
+                            found=found,
                         )
                     )
             except IncompleteResultError as exc:  # some requests failed for good
@@ -1472,7 +1482,7 @@ class PrivateApi:
             "requests": requests,
             "from_cache": combined_from_cache(p.attrs for p in parts),
             "missing_ids": missing,
-            "findings": [f for p in parts for f in p.attrs.get("findings", [])],
+            "findings": found.records(),
         }
         # the list's pages and the profiles built the frame: both counted, both in from_cache
         out.attrs["requests"] = frame.attrs.get("requests", 0) + requests
@@ -1486,6 +1496,13 @@ class PrivateApi:
                 partial=out,
                 what="deal profiles",
             )
+        found.report(
+            strict=strict,
+            partial=out,
+            expected=len(ids),
+            received=len(returned),
+            what="deal profiles",
+        )
         if missing:
             if strict:
                 raise IncompleteResultError(
@@ -1515,8 +1532,14 @@ class PrivateApi:
         refresh: bool,
         cache: bool,
         build: Callable[[list[dict]], pd.DataFrame] | None = None,
+        found: Findings | None = None,
     ) -> pd.DataFrame:
-        """Single forms of ``ids``, shaped by ``build`` (default: the entity's profile frame)."""
+        """Single forms of ``ids``, shaped by ``build`` (default: the entity's profile frame).
+
+        Given ``found`` (the findings of a call that reads profiles in several parts), what
+        the answers are found to be is recorded there, for the caller to report once (one
+        finding per field for the call, raised under its ``strict``); else reported here.
+        """
         build = build or _PROFILE_FRAMES[entity]
         single = isinstance(ids, str)
         wanted = check_ids(ids, "id" if single else "ids", empty=True)
@@ -1564,7 +1587,8 @@ class PrivateApi:
                 )
                 responses, failures = result.results, result.failures
         endpoint = f"GET {PREFIX}/{entity}/{{id}}"
-        found = Findings(endpoint)
+        reported = found is None  # else the caller's findings, reported by the caller
+        found = Findings(endpoint) if found is None else found
         failed = {f.item for f in failures}
         got: list[tuple[str, Any]] = []
         deleted_served: list[str] = []  # soft-deleted though include_deleted was not sent
@@ -1654,13 +1678,14 @@ class PrivateApi:
                 partial=frame,
                 what="profiles",
             )
-        found.report(
-            strict=strict,
-            partial=frame,
-            expected=len(wanted),
-            received=len(got),
-            what="profiles",
-        )
+        if reported:
+            found.report(
+                strict=strict,
+                partial=frame,
+                expected=len(wanted),
+                received=len(got),
+                what="profiles",
+            )
         if missing:
             if strict:
                 raise IncompleteResultError(
@@ -2405,7 +2430,8 @@ class PrivateApi:
         strict : bool, default False
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
             when the answer breaks the interface (repeated buckets, unreadable labels,
-            counts that do not add up, buckets whose statistics disagree with the
+            counts that do not add up, buckets of a list in another order than time order:
+            ``unsorted``, buckets whose statistics disagree with the
             ``small_n_threshold`` the answer reports: ``threshold_mismatch``, or
             ``suppression_unexplained`` when no one threshold gives them).
         {refresh}
@@ -2415,9 +2441,14 @@ class PrivateApi:
         -------
         pandas.DataFrame
             One row per bucket (bucket, period_start, period_end, n, median, q1,
-            q3, warning); ``bucket`` is ``YYYY-MM``, ``YYYY-Qn``, ``YYYY`` or ``all``
-            whatever label form the service uses (its own labels are in
-            ``attrs["labels_as_served"]``); the response meta in ``attrs``.
+            q3, warning), in time order whatever order the service serves them in (a
+            label that cannot be read last), so ``frame.iloc[-1]`` is the latest bucket;
+            ``bucket`` is ``YYYY-MM``, ``YYYY-Qn``, ``YYYY`` or ``all`` whatever label
+            form the service uses (its own labels are in ``attrs["labels_as_served"]``,
+            one a row, in the frame's order); the response meta in ``attrs``. A list of
+            buckets in another order is said (``unsorted``, naming the first labels as
+            served); buckets keyed by label in a JSON object, whose members have no
+            order, are sorted without a word.
 
         Examples
         --------
