@@ -141,9 +141,9 @@ class Comparison(NamedTuple):
     >>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as client:
     ...     cmp = dealframe.compare_multiples(client, region="North America")
     >>> cmp.summary.loc["ev_revenue", ["private_n", "public_n"]].tolist()
-    [51, 22]
+    [50, 22]
     >>> print(f'{cmp.summary.at["ev_revenue", "private_to_public"]:.2f}')  # private / public
-    2.06
+    2.09
     >>> len(cmp.deals) == cmp.summary.attrs["deals"], cmp.comps.index.name
     (True, 'sku')
     >>> cmp.comps[["evRevenueLtm", "match"]].head(2)

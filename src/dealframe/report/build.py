@@ -91,7 +91,7 @@ class ReportPaths:
     ...         print(paths.html.name, paths.manifest.name, paths.parquet["top_investors"].name)
     ...         print(len(pd.read_parquet(paths.parquet["top_investors"])))
     report.html manifest.json top_investors.parquet
-    14
+    15
     >>> sorted(paths.tables) == sorted(REPORT_TABLES), sorted(paths.tables["comps"])
     (True, ['csv', 'parquet'])
     """
