@@ -15,7 +15,7 @@ import dealframe
 from dealframe.analytics import bucket_medians, group_current, group_time_series, resolve_window
 from dealframe.errors import ValidationError
 from dealframe.frames.participants import co_investment_edges
-from dealframe.frames.user_columns import date_values, datetime_values
+from dealframe.frames.user_columns import datetime_values
 
 VALUES = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
 
@@ -145,12 +145,12 @@ def test_iso_text_as_other_writers_write_it_is_read(text, day):
     reader strips it; empty text is null, as the client reads an empty string elsewhere."""
     expected = np.datetime64("NaT", "D") if day is None else np.datetime64(day, "D")
     for dates in (pd.Series([text, "2024-02-01"]), pd.Series([text, "2024-02-01"], dtype="str")):
-        read = date_values(dates)
+        read = datetime_values(dates).astype("datetime64[D]")
         np.testing.assert_array_equal(read, [expected, np.datetime64("2024-02-01")])
 
 
 def test_the_window_and_the_date_column_read_spaced_text_alike():
-    column = date_values(pd.Series([" 2024-01-05 "]))[0]
+    column = datetime_values(pd.Series([" 2024-01-05 "])).astype("datetime64[D]")[0]
     assert resolve_window(" 2024-01-05 ", " 2024-01-05 ") == (column.item(), column.item())
 
 

@@ -820,3 +820,60 @@ def test_values_near_the_float_limit_give_no_numpy_warning(scope):
     finally:
         np.seterr(**old)
     assert out["n"].tolist() == [2, 1]
+
+
+@pytest.mark.parametrize("n", [3_000, 250_000], ids=["one-thread", "helper-threads"])
+def test_the_callers_numpy_error_settings_change_nothing(n):
+    """Subnormal values underflow in the trimming bounds: with numpy set to raise on every
+    floating-point error, small frames (the calling thread) and large ones (helper threads,
+    which have numpy's defaults) give the same frame as with numpy's defaults."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "deal_date": np.datetime64("2020-01-01")
+            + rng.integers(0, 700, n).astype("timedelta64[D]"),
+            "ev_revenue": rng.choice([5e-324, -5e-324, 1e-310, 0.0], n) * rng.integers(1, 5, n),
+        }
+    )
+    expected = bucket_medians(frame, "ev_revenue", "month", "2020-01-01", "2021-12-31")
+    with np.errstate(all="raise"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = bucket_medians(frame, "ev_revenue", "month", "2020-01-01", "2021-12-31")
+    pd.testing.assert_frame_equal(got, expected)
+
+
+def test_a_zero_statistic_is_positive_zero_whatever_the_row_order():
+    """-0.0 and 0.0 compare equal, so which one numpy selects depends on the values' order;
+    the frame does not (a CSV writes ``-0.0``): every zero statistic and bound is +0.0."""
+    rng = np.random.default_rng(0)
+    n = 2_500
+    frame = pd.DataFrame(
+        {
+            "deal_date": np.datetime64("2024-01-02")
+            + rng.integers(0, 20, n).astype("timedelta64[D]"),
+            "ev_revenue": rng.choice([-0.0, 0.0, 1.0], n, p=[0.4, 0.4, 0.2]),
+        }
+    )
+    for seed in range(6):
+        shuffled = frame.sample(frac=1, random_state=seed)
+        out = bucket_medians(
+            shuffled, "ev_revenue", "quarter", "2024-01-01", "2024-03-31", ci=0.9, rng=0
+        )
+        for c in ("median", "q1", "q3", "median_low", "median_high"):
+            assert out.loc[0, c] == 0.0 and not np.signbit(out.loc[0, c]), (seed, c)
+        explained = bucket_medians(
+            shuffled, "ev_revenue", "quarter", "2024-01-01", "2024-03-31", explain=True
+        )
+        assert not np.signbit(explained[["lower", "upper"]].to_numpy()).any(), seed
+
+
+def test_nanosecond_nat_is_no_day_of_the_window():
+    """NaT of nanosecond columns floored to days is 1677-09-21: never counted in a window
+    holding that day."""
+    from dealframe.analytics.periods import bucket_of_rows
+
+    times = np.array(["NaT", "1677-09-22"], dtype="datetime64[ns]")
+    rows, _, counts = bucket_of_rows(
+        times, np.ones(2, dtype=bool), (dt.date(1677, 9, 1), dt.date(1677, 9, 30)), "month"
+    )
+    assert rows.tolist() == [1, 0] and counts.tolist() == [1]

@@ -25,7 +25,6 @@ from dealframe.arguments import choice, finite_number
 from dealframe.errors import ValidationError
 from dealframe.frames.user_columns import (
     arrow_type,
-    date_values,
     datetime_values,
     is_arrow_number,
     plain_column,
@@ -36,7 +35,6 @@ __all__ = [
     "check_choice",
     "check_frame",
     "column",
-    "date_values",
     "datetime_values",
     "metric_values",
     "numeric_column",

@@ -550,7 +550,7 @@ def _statistics(
     )
     window = None
     if conv.trim_scope == "window" and len(order):
-        with np.errstate(over="ignore", invalid="ignore"):  # near ±1e308 quantiles overflow
+        with np.errstate(all="ignore"):  # as in summarise
             window = np.quantile(values[order], (0.25, 0.75), method=method, overwrite_input=True)
     ends = np.cumsum(counts)
 
@@ -559,14 +559,18 @@ def _statistics(
         run = sample = values.take(order[rows])
         if not in_order and counts[b] >= _BY_SIZE_FROM:
             run = sample = _by_size(run)
-        with np.errstate(over="ignore", invalid="ignore"):  # near ±1e308 quantiles overflow
+        # near ±1e308 quantiles overflow, subnormals underflow: ignored whatever the caller's
+        # numpy settings (helper threads have numpy's defaults, the calling thread the caller's)
+        with np.errstate(all="ignore"):
             if not before or counts[b] >= threshold:
                 q1, q3 = (
                     window
                     if window is not None
                     else np.quantile(run, (0.25, 0.75), method=method, overwrite_input=not in_order)
                 )
-                low, high = out.bounds[b] = q1 - k * (q3 - q1), q3 + k * (q3 - q1)
+                # + 0.0: a zero is +0.0, whichever of -0.0 and 0.0 numpy selected (which
+                # depends on the values' order)
+                low, high = out.bounds[b] = q1 - k * (q3 - q1) + 0.0, q3 + k * (q3 - q1) + 0.0
                 # no value compares inside a NaN bound
                 if conv.inclusive_bounds:
                     kept = run >= low
@@ -581,7 +585,8 @@ def _statistics(
                     sample = run[kept]
             out.suppressed[b] = 0 < (counts[b] if before else out.kept_counts[b]) < threshold
             if len(sample) and not out.suppressed[b]:
-                out.stats[b] = np.quantile(sample, _QUARTILES, method=method, overwrite_input=True)
+                stats = np.quantile(sample, _QUARTILES, method=method, overwrite_input=True)
+                out.stats[b] = stats + 0.0  # a zero is +0.0 (see the bounds)
                 out.samples[b] = sample
 
     filled = np.flatnonzero(counts).tolist()

@@ -85,4 +85,4 @@ def median_intervals(
             rng=rng,
         )
         low[i], high[i] = result.confidence_interval
-    return low, high
+    return low + 0.0, high + 0.0  # a zero is +0.0 (-0.0 and 0.0 sort alike, in any order)

@@ -158,6 +158,8 @@ def bucket_of_rows(
     bucket. A table over the window's days gives each day's bucket: one gather per row, 20
     times faster than calendar arithmetic per row. The rows are read in blocks, so their day
     numbers stay in the cache rather than filling fresh pages."""
+    if np.datetime_data(times.dtype)[0] in ("ns", "ps", "fs", "as"):
+        times = times.astype("datetime64[us]")  # NaT floored to days must fall far outside
     first, last = np.datetime64(window[0], "D"), np.datetime64(window[1], "D")
     months = np.arange(first, last + np.timedelta64(1, "D")).astype("datetime64[M]")
     day_codes = months.astype(np.int64) // _MONTHS.get(time_bucket, 1)

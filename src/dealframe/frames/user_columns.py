@@ -25,7 +25,6 @@ from dealframe.frames.normalize import to_booleans
 
 __all__ = [
     "arrow_type",
-    "date_values",
     "datetime_values",
     "is_arrow_number",
     "one_column_each",
@@ -314,19 +313,6 @@ def _refuse_first(text: pa.Array, stripped: pa.Array, iso: pa.Array, name: str) 
     read = pd.to_datetime(wall, format="ISO8601", errors="coerce")
     unread = ~iso.to_numpy(zero_copy_only=False) | (read.isna() & pd.notna(wall))
     raise ValidationError(name, _DATES, got=text[int(np.flatnonzero(unread)[0])].as_py())
-
-
-@checked_keywords
-def date_values(series: pd.Series) -> np.ndarray:
-    """Calendar days (``datetime64[D]``, NaT for nulls) of a date column, time zones dropped
-    (:func:`datetime_values`).
-
-    Examples
-    --------
-    >>> date_values(pd.Series(["2024-01-05T23:30:00+05:00", None]))
-    array(['2024-01-05',        'NaT'], dtype='datetime64[D]')
-    """
-    return datetime_values(series).astype("datetime64[D]")
 
 
 @checked_keywords
