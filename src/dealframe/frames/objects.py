@@ -139,6 +139,18 @@ def _bytes(cells: pa.Array) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint8) if data else np.zeros(1, np.uint8)  # no bytes
 
 
+def _arrow_memory(size: int) -> tuple[pa.Buffer, np.ndarray]:
+    """A buffer of ``size`` bytes from Arrow's memory pool, and a numpy view to write it.
+
+    For the large arrays built with numpy and kept as Arrow arrays: the pool keeps its
+    pages from one call to the next, where ``malloc`` gives large blocks back to the system
+    when they are freed, and every page written again costs a page fault (measured: the
+    explode's best time 45 -> 37 ms, its median 93 -> 84, on a loaded machine).
+    """
+    buffer = pa.allocate_buffer(max(size, 1))
+    return buffer, np.frombuffer(buffer, np.uint8)[:size]
+
+
 def _braces(text: np.ndarray, lo: int, hi: int) -> np.ndarray:
     """Positions of the ``{`` of ``text[lo:hi]``, found by blocks (each block's tests stay
     cached) and read eight tests at a time (a brace is one byte in a hundred or so).
@@ -208,14 +220,15 @@ def _cut(cells: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
         return None
     cut = first | (before == ord(","))
     starts, first = brace[cut], first[cut]
-    bounds = np.empty(2 * len(starts) + 1, np.int64)  # a piece's text, then a null one
+    memory, raw = _arrow_memory(8 * (2 * len(starts) + 1))
+    bounds = raw.view(np.int64)  # a piece's text, then a null one
     bounds[0:-1:2] = starts
     bounds[1:-2:2] = starts[1:] - 1  # a piece ends before the "," of the next one's
     bounds[1::2][np.append(first[1:], True)] = closing  # or before its cell's "]"
     bounds[-1] = bounds[-2]
     valid = pa.py_buffer(np.full(len(starts) // 4 + 1, 0b01010101, np.uint8))  # even places
     text_of = pa.Array.from_buffers(
-        _TEXT, 2 * len(starts), [valid, pa.py_buffer(bounds), cells.buffers()[2]], len(starts)
+        _TEXT, 2 * len(starts), [valid, memory, cells.buffers()[2]], len(starts)
     )
     return full[np.cumsum(first) - 1], text_of
 
@@ -286,11 +299,15 @@ def _taken_text(text: pa.Array | pa.ChunkedArray, positions: np.ndarray) -> pa.A
         if width and int(offsets[-1] - offsets[0]) == width * len(text):
             if np.all(np.diff(offsets) == width):
                 table = _bytes(text)[int(offsets[0]) : int(offsets[-1])].reshape(-1, width)
-                rows = np.take(table, positions, axis=0)
-                bounds = np.arange(0, width * (len(positions) + 1), width, dtype=np.int64)
-                return pa.Array.from_buffers(
-                    _TEXT, len(positions), [None, pa.py_buffer(bounds), pa.py_buffer(rows)]
-                )
+                data, rows = _arrow_memory(len(positions) * width)
+                # "clip" writes in place (no position is out of bounds; "raise" would write
+                # through a temporary copy)
+                np.take(table, positions, axis=0, out=rows.reshape(-1, width), mode="clip")
+                memory, raw = _arrow_memory(8 * (len(positions) + 1))
+                bounds = raw.view(np.int64)  # 0, width, 2 * width, ... without a temporary
+                bounds[0], bounds[1:] = 0, width
+                np.cumsum(bounds, out=bounds)
+                return pa.Array.from_buffers(_TEXT, len(positions), [None, memory, data])
     return pc.take(text, pa.array(positions), boundscheck=False)  # positions within text
 
 
