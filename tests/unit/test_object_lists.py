@@ -4,6 +4,7 @@ than one parse block read like any other."""
 from __future__ import annotations
 
 import json
+import random
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 from dealframe.errors import ValidationError
+from dealframe.frames import objects
 from dealframe.frames.objects import object_lists
 
 
@@ -122,3 +124,48 @@ def test_a_null_column_beside_text_read_cell_by_cell():
     assert rows.tolist() == [0, 0] and values["id"].to_pylist() == ["a", "b"]
     rows, values = object_lists([nulls, spaced], ("id",), ["investors", "lead_investors"])
     assert rows.tolist() == [1, 1] and values["id"].to_pylist() == ["a", "b"]
+
+
+_ATOMS = ["a", "},{", "[{", ",{", "{", "}", "]", "[", ",", '"', "\\", "\n", " ", "é", "{{", "}]"]
+
+
+def _drawn_object(rng: random.Random) -> dict:
+    def text() -> str:
+        return "".join(rng.choice(_ATOMS) for _ in range(rng.randint(0, 4)))
+
+    fields = rng.sample(["id", "name", "country", "other"], rng.randint(0, 4))
+    nested = [1, [1, {"a": "},{"}], {"b": [{"c": 1}, {"d": "[{"}]}]
+    return {f: rng.choice(nested + [text()]) if f == "other" else text() for f in fields}
+
+
+def test_cells_of_braces_commas_and_brackets_in_strings_read_like_json_loads():
+    # Braces, brackets and commas inside strings and nested values: wherever the cut falls,
+    # the objects are those json.loads reads (cut, or read whole when a piece is not one).
+    rng = random.Random(15)
+    for _ in range(400):
+        cells = [
+            rng.choice([None, [], [_drawn_object(rng) for _ in range(rng.randint(1, 4))]])
+            for _ in range(rng.randint(1, 6))
+        ]
+        separators = rng.choice([(",", ":"), (",", ":"), (", ", ": ")])
+        text = [
+            None if c is None else json.dumps(c, separators=separators, ensure_ascii=False)
+            for c in cells
+        ]
+        rows, values = object_lists(pd.Series(text, dtype="str"), ("id", "name", "country"))
+        expected_rows, expected = _reference(cells, ("id", "name", "country"))
+        assert rows.tolist() == expected_rows, text
+        for f, listed in expected.items():
+            assert values[f].to_pylist() == listed, text
+
+
+@pytest.mark.parametrize("block", [8, 24, 1 << 20])
+def test_braces_are_found_eight_tests_at_a_time_whatever_their_neighbours(monkeypatch, block):
+    # Words of two braces or more, a last block shorter than eight bytes, a slice's bounds.
+    monkeypatch.setattr(objects, "_BLOCK", block)
+    rng = np.random.default_rng(7)
+    for n in range(0, 200, 13):
+        text = rng.choice(np.frombuffer(b"{{a,}[", np.uint8), size=n)
+        for lo in range(0, n + 1, 9):
+            expected = np.flatnonzero(text[lo:n] == ord("{")) + lo
+            assert objects._braces(text, lo, n).tolist() == expected.tolist()

@@ -40,7 +40,7 @@ import pyarrow as pa
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError, did_you_mean
 from dealframe.frames.normalize import _uuid_text, cast, empty_frame, to_booleans
-from dealframe.frames.objects import _strings_in_order, object_lists
+from dealframe.frames.objects import _strings_in_order, _taken_text, object_lists
 from dealframe.frames.private import deals_frame
 from dealframe.frames.schemas import (
     EDGES,
@@ -67,6 +67,9 @@ _CARRIED = ("deal_date", "deal_type", "deal_subtype", "target_id", "deleted")
 MISSING = "investors_missing"
 _COLUMN_OF = {role: column for column, role in PARTICIPANT_COLUMNS.items()}
 _ROLE_DTYPE = pd.CategoricalDtype(list(ROLES))
+#: Columns whose values come from the deals frame, cast to the schema's dtypes when needed
+#: (the participant columns are built in them).
+_FROM_DEALS = tuple(c for c in PARTICIPANTS if c.name in ("deal_id", *_CARRIED))
 #: ``attrs`` key of an exploded frame: deals whose full investor list was missing.
 WITHOUT_INVESTORS = "deals_without_investors"
 #: Columns of an exploded frame that :func:`co_investment_edges` reads.
@@ -131,6 +134,14 @@ def _carried(deals: pd.DataFrame) -> dict[str, Any]:
         else:
             out[name] = plain_column(deals[name]).array
     return out
+
+
+def _taken(values: Any, rows: np.ndarray) -> Any:
+    """``values`` (a deal column's array) repeated on the participant ``rows``; text is taken
+    by :func:`~dealframe.frames.objects._taken_text`."""
+    if isinstance(values, pd.arrays.ArrowStringArray) and values.dtype == STRING_DTYPE:
+        return pd.array(_taken_text(values.__arrow_array__(), rows), dtype=STRING_DTYPE)
+    return values.take(rows)
 
 
 def _schema_categories(dtype: Any, categories: Sequence[str]) -> bool:
@@ -229,27 +240,32 @@ def explode_participants(
             got=f"a frame with columns {shown}",
         )
     found, values = _read_roles(deals, present)
-    block, parent = np.divmod(found, max(len(deals), 1))
+    # found counts through the columns one after another: its blocks are the roles
+    ends = np.searchsorted(found, np.arange(1, len(present) + 1) * len(deals))
+    block = np.repeat(np.arange(len(present)), np.diff(ends, prepend=0))
+    parent = found - block * len(deals)
     codes = np.array([ROLES.index(role) for role in present], dtype=np.int8)
     order = np.argsort(parent, kind="stable")  # deal-major; role and list order kept
     parent, block = parent[order], block[order]
     columns: dict[str, Any] = {
-        "deal_id": deals["id"].array.take(parent),
-        "role": pd.Categorical.from_codes(codes[block], dtype=_ROLE_DTYPE),
+        "deal_id": _taken(deals["id"].array, parent),
+        "role": pd.Categorical.from_codes(codes[block], dtype=_ROLE_DTYPE, validate=False),
     }
     ids = values["id"]  # in one spelling: each distinct one looked at once
     if isinstance(ids, pa.DictionaryArray):
-        values["id"] = pa.DictionaryArray.from_arrays(ids.indices, _uuid_text(ids.dictionary))
+        spelt = _uuid_text(ids.dictionary)  # as many values: the indices hold
+        values["id"] = pa.DictionaryArray.from_arrays(ids.indices, spelt, safe=False)
     else:
         values["id"] = _uuid_text(ids)
     for f, strings in _strings_in_order(values, order).items():
         columns[f"participant_{f}"] = pd.array(strings, dtype=STRING_DTYPE)
     for name, carried in _carried(deals).items():
-        columns[name] = carried.take(parent)
+        columns[name] = _taken(carried, parent)
     lacking = _without_investors(deals) if "investor" in roles else np.zeros(len(deals), bool)
-    columns[MISSING] = pd.array(lacking[parent], dtype="boolean")
-    frame = pd.DataFrame(columns)
-    for spec in PARTICIPANTS:  # keep the schema's dtypes whatever the input frame held
+    lacking_rows = lacking[parent] if lacking.any() else np.zeros(len(parent), bool)
+    columns[MISSING] = pd.array(lacking_rows, dtype="boolean")
+    frame = pd.DataFrame(columns, copy=False)
+    for spec in _FROM_DEALS:  # keep the schema's dtypes whatever the input frame held
         col = frame[spec.name]
         if spec.kind == "category":
             if not _schema_categories(col.dtype, spec.categories or ()):
@@ -259,7 +275,7 @@ def explode_participants(
             frame[spec.name] = col.astype(dtype_of(spec))
     missing = int(lacking.sum())
     frame.attrs[WITHOUT_INVESTORS] = missing
-    frame.attrs.update(_lacking_with_rows(lacking[parent], frame["deal_id"], frame["deleted"]))
+    frame.attrs.update(_lacking_with_rows(lacking_rows, frame["deal_id"], frame["deleted"]))
     if missing:
         warnings.warn(
             f"{missing:,} of {len(deals):,} deals have no full investor list (it was not read: "
@@ -279,6 +295,8 @@ def _lacking_with_rows(
 ) -> dict[str, str]:
     """The ``attrs`` ids of deals without their full investor list that have rows
     (``lacking``: of each row, ``deal_ids`` its deal), live and soft-deleted apart."""
+    if not lacking.any():  # complete lists, as a rule
+        return {LIVE_WITHOUT_INVESTORS: "", DELETED_WITHOUT_INVESTORS: ""}
     gone = deleted.fillna(False).to_numpy(dtype=bool)
     return {
         LIVE_WITHOUT_INVESTORS: _id_lines(deal_ids[lacking & ~gone]),
