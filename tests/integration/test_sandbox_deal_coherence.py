@@ -110,7 +110,7 @@ def test_an_inserted_investor_leads_a_round_that_keeps_the_rules(fresh):
     assert len(new) == 25
     api = Api(fresh.url, fresh.private_key)
     companies = {c["id"]: c for c in api.pull("companies", filters={"include_deleted": True})}
-    wrong = []
+    wrong, rounds = [], []
     for ident in new:
         profile = api.ok_get(f"/investors/{ident}")["data"]
         rows = api.pull_sub(f"/investors/{ident}/investments")
@@ -118,6 +118,7 @@ def test_an_inserted_investor_leads_a_round_that_keeps_the_rules(fresh):
         assert [r["role"] for r in rows] == ["lead_investor"], (ident, rows)
         assert [d["id"] for d in found] == [r["id"] for r in rows]
         [deal] = found
+        rounds.append(deal)
         target = companies[deal["target"]["id"]]
         if (
             deal["deal_type"] in {"M&A", "Public listing"}
@@ -133,7 +134,8 @@ def test_an_inserted_investor_leads_a_round_that_keeps_the_rules(fresh):
         full = api.ok_get(f"/transactions/{deal['id']}")["data"]
         assert ident in {p["id"] for p in full["investors"]}  # a lead is among the investors
     assert wrong == [], wrong[:2]
-    assert _misfit_secondaries(list(companies.values()), found) == []
+    assert len(rounds) == len(new)
+    assert _misfit_secondaries(list(companies.values()), rounds) == []
 
 
 def test_inserted_secondaries_fit_their_targets_listing(fresh):
@@ -148,13 +150,22 @@ def test_inserted_secondaries_fit_their_targets_listing(fresh):
 
 
 def test_soft_deletes_leave_every_investor_a_live_deal_it_leads(fresh):
-    """The changes' soft deletes of deals keep, for each investor, one live deal it leads or
-    buys: inserted investors (one round each) and generated ones alike."""
-    _admin(fresh, {"operation": "insert", "entity": "investors", "n": 40})
-    done = _admin(fresh, {"operation": "soft_delete", "entity": "deals", "n": 900})["ids"]
+    """The changes' soft deletes of deals keep, for each investor, soft-deleted or not, one live
+    deal it leads or buys: inserted investors (one round each) and generated ones alike, and
+    investors soft-deleted while the deals go, then undeleted."""
     api = Api(fresh.url, fresh.private_key)
-    deals = api.pull("transactions")  # the live ones
+    _admin(fresh, {"operation": "insert", "entity": "investors", "n": 40})
+    away = _admin(fresh, {"operation": "soft_delete", "entity": "investors", "n": 25})["ids"]
+    assert len(away) == 25
+    done = _admin(fresh, {"operation": "soft_delete", "entity": "deals", "n": 900})["ids"]
     assert len(done) > 500  # most deals went
+    everyone = api.pull("investors", filters={"include_deleted": True})
+    deleted = {i["id"] for i in everyone if i["deleted"]}
+    assert deleted >= set(away)
+    back = _admin(fresh, {"operation": "undelete", "entity": "investors", "n": len(deleted)})
+    assert set(back["ids"]) == deleted
+    deals = api.pull("transactions")  # the live ones
     leading = {p["id"] for d in deals for p in [*d["lead_investors"], *d["buyers"]]}
-    idle = [i["name"] for i in api.pull("investors") if i["id"] not in leading]
+    idle = [(i["name"], i["id"] in deleted) for i in everyone if i["id"] not in leading]
     assert idle == [], (len(idle), idle[:5])
+    assert {i["id"] for i in api.pull("investors")} == {i["id"] for i in everyone}

@@ -10,7 +10,9 @@ id that no organisation or deal has.
 Family A never moves: only fields that Family A does not read are changed
 (descriptions, CEOs, head counts, activity, deal money), listed companies are never
 soft-deleted, and inserted organisations are private. An inserted investor comes with a new
-funding round it leads (section 4.3: investors led rounds or acquired companies).
+funding round it leads (section 4.3: investors led rounds or acquired companies), and a deal's
+soft delete never takes an investor's last live deal it leads or buys, so fewer deals than asked
+may be soft-deleted.
 
 Examples
 --------
@@ -114,6 +116,10 @@ def _real(value: Any) -> bool:
 #: rather than tried; call again for more.
 MAX_CHANGES = 100_000
 
+#: Organisations drawn at once as a copied deal's target, before all are searched
+#: (:meth:`Changes._target`).
+_DRAWN_TARGETS = 32
+
 
 def _count(n: Any) -> int:
     """``n`` as a count of records to change, named ``n`` (as the admin endpoint's body
@@ -150,9 +156,9 @@ class Changes:
     state : SandboxState
         ``sandbox.state`` of a running sandbox, or a state built in-process.
     seed : int or numpy.random.Generator, default 0
-        Same seed, same sequence of calls: same changes. A generator is used as is
-        (the admin endpoint passes the state's own, so its changes continue one
-        stream across requests).
+        Same seed, same sequence of calls: same changes. A generator is used as is, whatever
+        its bit generator, and the changes follow its state (the admin endpoint passes the
+        state's own, so its changes continue one stream across requests).
 
     Raises
     ------
@@ -247,7 +253,8 @@ class Changes:
     # ------------------------------------------------------------------ operations
 
     def update(self, entity: str, n: int) -> list[str]:
-        """Change ``n`` live records (fields Family A does not read); return their ids.
+        """Change ``n`` live records (fields Family A does not read; fewer if fewer are
+        live); return their ids.
 
         Examples
         --------
@@ -264,6 +271,13 @@ class Changes:
     def insert(self, entity: str, n: int) -> list[str]:
         """Add ``n`` new records modelled on existing ones; return their (new) ids.
 
+        Each new investor comes with a new deal: a funding round it leads, dated on or after
+        its founding (section 4.3), so ``insert("investors", n)`` adds ``n`` deals too, whose
+        ids are not returned (``investor_id`` finds them). The rounds are drawn from a stream
+        of their own, seeded by one draw from this one, so they move no other change's draws.
+        Rarely fewer than ``n`` are added: an investor for whom no round is found, or a deal
+        copied from one for which no target is left, is not.
+
         Examples
         --------
         >>> from dealframe.sandbox.models import SandboxConfig, SandboxState
@@ -275,7 +289,12 @@ class Changes:
         return self._apply(_entity(entity), "insert", _count(n))
 
     def soft_delete(self, entity: str, n: int) -> list[str]:
-        """Soft-delete ``n`` live records (never a listed company); return their ids.
+        """Soft-delete up to ``n`` live records; return their ids (maybe fewer than ``n``).
+
+        Never a listed company. Deals are picked among all live deals, and a pick that is
+        the last live deal an investor (soft-deleted or not) leads or buys is skipped, so
+        every investor keeps one: fewer than ``n`` deals may be soft-deleted. Fewer than
+        ``n`` live records (of those that may go) are all soft-deleted.
 
         Examples
         --------
@@ -313,7 +332,8 @@ class Changes:
         ``updated_at`` is then stamped with the clock. For tests that need one precise
         change; an unknown id, or a change that leaves a record invalid (its ``id`` changed,
         a required field removed or null), is a :class:`ChangeInputError`, and nothing is
-        changed.
+        changed. A deal may be given a participant that is no organisation: the deal lists
+        it, the organisations' sub-collections leave it out, and soft deletes keep it no deal.
 
         Examples
         --------
@@ -343,7 +363,8 @@ class Changes:
         Returns
         -------
         dict
-            Operation name → ids changed (entities mixed).
+            Operation name → ids changed (entities mixed): maybe fewer than drawn, as
+            each operation may change fewer than asked (a deal's soft delete most often).
 
         Examples
         --------
@@ -366,11 +387,13 @@ class Changes:
         counts = np.bincount(picks, minlength=len(_OPERATIONS) * len(ENTITIES))
         out: dict[str, list[str]] = {op: [] for op in _OPERATIONS}
         with self.state.lock:
-            for k, count in enumerate(counts.tolist()):
-                op, entity = _OPERATIONS[k // len(ENTITIES)], ENTITIES[k % len(ENTITIES)]
-                if count:
-                    out[op] += self._apply(entity, op, count, refresh=False)
-            self._refresh()
+            try:
+                for k, count in enumerate(counts.tolist()):
+                    op, entity = _OPERATIONS[k // len(ENTITIES)], ENTITIES[k % len(ENTITIES)]
+                    if count:
+                        out[op] += self._apply(entity, op, count, refresh=False)
+            finally:  # the operations applied are read, even when a later one failed
+                self._refresh()
         return out
 
     # ------------------------------------------------------------------ machinery
@@ -396,10 +419,11 @@ class Changes:
         if n == 0:
             return []
         with self.state.lock:
-            stamp = iso_ts(self.now())
-            ids = getattr(self, f"_{op}")(entity, n, stamp)
-            if refresh:
-                self._refresh()
+            try:
+                ids = getattr(self, f"_{op}")(entity, n, iso_ts(self.now()))
+            finally:  # whatever was applied is read, even when the operation failed
+                if refresh:
+                    self._refresh()
         return ids
 
     def _pick(self, pool: np.ndarray, n: int) -> list[int]:
@@ -454,16 +478,20 @@ class Changes:
         private = self.state.private
         deals, orgs = private.deals, private.orgs
         live = ~deals.columns["deleted"]
+        nobody = len(orgs)  # the row of a participant that is no organisation (Changes.edit)
         roles = []  # per role list (leads, buyers): the organisation row of each vocabulary id
-        led = np.zeros(len(orgs), dtype=np.int64)  # live deals each organisation leads or buys
+        led = np.zeros(nobody + 1, dtype=np.int64)  # live deals each organisation leads or buys
         for name in ("lead_ids", "buyer_ids"):
             col = deals.lists[name]
             org_of = np.fromiter(
-                map(orgs.row_of.__getitem__, col.vocab), dtype=np.int64, count=len(col.vocab)
+                (orgs.row_of.get(i, nobody) for i in col.vocab),
+                dtype=np.int64,
+                count=len(col.vocab),
             )
             roles.append((col, org_of))
             led += np.bincount(org_of[col.codes][live[col.element_rows()]], minlength=led.size)
-        guarded = orgs.columns["is_investor"]  # soft-deleted ones too: one may be undeleted
+        # soft-deleted investors too (one may be undeleted); nobody is guarded
+        guarded = np.append(orgs.columns["is_investor"], False)
         out = []
         for row in self._pick(self._pool("deals", live), n):
             leaders = np.concatenate(
@@ -555,8 +583,7 @@ class Changes:
             pool, suffix = self._pool(entity, ~cols["is_public"] & ~cols["is_investor"]), "Labs"
         else:
             pool, suffix = self._pool(entity, ~cols["is_company"]), "Partners"
-        deals = self.state.private.deals.columns
-        rounds = ~deals["deleted"] & ~np.isin(deals["deal_type"], ["M&A", "Public listing"])
+            rounds, rng = self._rounds_by_date(), self._rounds_stream()
         out: list[dict] = []
         led: list[dict] = []
         taken: set[str] = set()
@@ -578,7 +605,7 @@ class Changes:
                 }
             )
             if entity == "investors":
-                deal = self._led_round(org, rounds, taken, stamp)
+                deal = self._led_round(org, rounds, taken, stamp, rng)
                 if deal is None:
                     taken.discard(org["id"])
                     continue
@@ -586,23 +613,46 @@ class Changes:
             out.append(org)
         return out, led
 
-    def _led_round(self, org: dict, rounds: np.ndarray, taken: set[str], stamp: str) -> dict | None:
-        """A new funding round that the new investor ``org`` leads, recorded at ``stamp`` (with
-        ``org`` itself): a copy (:meth:`_copied_deal`) of a live round (no M&A, no listing)
-        dated on or after ``org``'s founding, ``org`` added to its investors and leads (in
-        place of its last lead when it has :data:`~.models.deals.MAX_LEADS`). None when a
-        few such rounds tried have no target left, or there is none.
-        """
-        if self._rounds_rng is None:  # a stream of its own, spawned once, so that no other
-            self._rounds_rng = self.rng.spawn(1)[0]  # change's draws depend on these rounds
-        rng = self._rounds_rng
+    def _rounds_stream(self) -> np.random.Generator:
+        """The random stream of inserted investors' rounds: seeded once, by one draw from the
+        changes' own stream (whatever its bit generator), so that how many draws the rounds
+        take moves no other change's draws, and the same generator state gives the same
+        rounds."""
+        if self._rounds_rng is None:
+            self._rounds_rng = np.random.default_rng(int(self.rng.integers(0, 2**63)))
+        return self._rounds_rng
+
+    def _rounds_by_date(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of the live funding rounds (no M&A, no listing) by ``deal_date``, and their
+        dates: an investor's rounds (dated on or after its founding) are a suffix."""
         deals = self.state.private.deals.columns
-        eligible = rounds
+        rounds = ~deals["deleted"] & ~np.isin(deals["deal_type"], ["M&A", "Public listing"])
+        rows = np.flatnonzero(rounds)
+        order = np.argsort(deals["deal_date"][rows], kind="stable")
+        return rows[order], deals["deal_date"][rows[order]]
+
+    def _led_round(
+        self,
+        org: dict,
+        rounds: tuple[np.ndarray, np.ndarray],
+        taken: set[str],
+        stamp: str,
+        rng: np.random.Generator,
+    ) -> dict | None:
+        """A new funding round that the new investor ``org`` leads, recorded at ``stamp`` (with
+        ``org`` itself): a copy (:meth:`_copied_deal`) of one of the live ``rounds``
+        (:meth:`_rounds_by_date`) dated on or after ``org``'s founding, drawn from ``rng``,
+        ``org`` added to its investors and leads (in place of its last lead when it has
+        :data:`~.models.deals.MAX_LEADS`). None when a few such rounds tried have no target
+        left, or there is none.
+        """
+        rows, days = rounds
+        start = 0
         if org["founded"] is not None:
-            eligible = rounds & (deals["deal_date"] >= np.datetime64(f"{org['founded']:04d}-01-01"))
-        pool = np.flatnonzero(eligible)
-        for _ in range(5 if pool.size else 0):
-            deal = self._copied_deal(int(pool[int(rng.integers(0, pool.size))]), taken, stamp, rng)
+            founded = np.datetime64(f"{org['founded']:04d}-01-01")
+            start = int(np.searchsorted(days, founded, side="left"))
+        for _ in range(5 if start < rows.size else 0):
+            deal = self._copied_deal(int(rows[rng.integers(start, rows.size)]), taken, stamp, rng)
             if deal is not None:
                 member = {k: org[k] for k in ("id", "name", "country", "website", "short_name")}
                 deal["investors"] = [*deal["investors"], member]
@@ -638,16 +688,8 @@ class Changes:
         rng = self.rng if rng is None else rng
         orgs, deals = self.state.private.orgs.columns, self.state.private.deals
         deal = deals.record(row)
-        day = deals.columns["deal_date"][row]
-        targets = np.flatnonzero(may_target(orgs, deal["deal_type"], day, deal["deal_subtype"]))
-        members = {p["id"] for p in deal["investors"]} | {p["id"] for p in deal["buyers"]}
-        if not targets.size:
-            return None
-        for _ in range(20):
-            target = int(targets[int(rng.integers(0, targets.size))])
-            if orgs["id"][target] not in members:
-                break
-        else:
+        target = self._target(deal, deals.columns["deal_date"][row], rng)
+        if target is None:
             return None
         deal.update(
             {
@@ -661,3 +703,24 @@ class Changes:
             }
         )
         return deal
+
+    def _target(self, deal: dict, day: np.datetime64, rng: np.random.Generator) -> int | None:
+        """The organisation row of a target for a copy of ``deal`` dated ``day``, drawn from
+        ``rng`` alike among all it may have (:func:`~.models.deals.may_target`) that are not
+        among its participants; None when there is none.
+
+        The first that fits among a few rows drawn at random (most organisations fit), else
+        one among all that fit: no mask over every organisation for most deals.
+        """
+        orgs = self.state.private.orgs
+        kind = (deal["deal_type"], day, deal["deal_subtype"])
+        participants = (p["id"] for p in [*deal["investors"], *deal["buyers"]])
+        members = {orgs.row_of[i] for i in participants if i in orgs.row_of}
+        drawn = rng.integers(0, len(orgs), size=_DRAWN_TARGETS)
+        for row in drawn[may_target(orgs.columns, *kind, rows=drawn)].tolist():
+            if row not in members:
+                return int(row)
+        keep = may_target(orgs.columns, *kind)
+        keep[list(members)] = False
+        targets = np.flatnonzero(keep)
+        return int(targets[rng.integers(0, targets.size)]) if targets.size else None

@@ -82,6 +82,8 @@ _LISTED_SECONDARY = "Secondary - public"
 _UNLISTED_SECONDARY = "Secondary - private"
 #: Most lead investors of a funding round (docs/sandbox.md, "Participant roles").
 MAX_LEADS = 3
+#: The organisation columns :func:`may_target` reads.
+_TARGET_FIELDS = ("is_company", "deleted", "founded", "ipoed")
 #: Participant draws per deal (leads and other investors, or buyers after the pool's two).
 _SLOTS = 11
 
@@ -91,13 +93,14 @@ def may_target(
     deal_type: str,
     day: np.datetime64,
     subtype: str | None = None,
+    rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """The organisations a new deal of ``deal_type`` (and ``subtype``) dated ``day`` may
-    target, as a mask over an organisation store's :data:`~.records.ORG_SPEC` ``columns``: live
-    companies founded by ``day`` (an unknown founding year passes); for a private round (Early,
-    Venture, Growth) or a ``Secondary - private``, not listed by then; for a ``Secondary -
-    public``, listed by then. None for a ``Public listing``: a company lists once, on its
-    ``ipoed``, and every listing is drawn with the data.
+    target, as a mask over an organisation store's :data:`~.records.ORG_SPEC` ``columns`` (or
+    over its ``rows`` only, when given): live companies founded by ``day`` (an unknown founding
+    year passes); for a private round (Early, Venture, Growth) or a ``Secondary - private``, not
+    listed by then; for a ``Secondary - public``, listed by then. None for a ``Public listing``:
+    a company lists once, on its ``ipoed``, and every listing is drawn with the data.
 
     Examples
     --------
@@ -114,7 +117,11 @@ def may_target(
     [False, False, True, False]
     >>> may_target(columns, "Secondary", day, "Secondary - private").tolist()
     [True, False, False, False]
+    >>> may_target(columns, "M&A", day, rows=np.array([2, 1, 2])).tolist()
+    [True, False, True]
     """
+    if rows is not None:
+        columns = {name: columns[name][rows] for name in _TARGET_FIELDS}
     if deal_type == "Public listing":
         return np.zeros(len(columns["is_company"]), dtype=bool)
     year = int(np.asarray(day).astype("datetime64[Y]").astype(np.int64)) + 1970

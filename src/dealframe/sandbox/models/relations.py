@@ -143,12 +143,14 @@ class Relations:
         ]
 
     def company_investors(self, org_row: int) -> list[bytes]:
-        """Investors in the company's live funding rounds, by rounds taken part in, then name."""
-        lists = self.deals.lists
+        """Investors in the company's live funding rounds, by rounds taken part in, then name
+        (organisations only: a participant that is none is left out)."""
+        lists, row_of = self.deals.lists, self.orgs.row_of
         events = [
-            (self.orgs.row_of[pid], self._date(k), pid in lists["lead_ids"].row(k))
+            (row_of[pid], self._date(k), pid in lists["lead_ids"].row(k))
             for k in self._funding(self._as_target(org_row)).tolist()
             for pid in lists["investor_ids"].row(k)
+            if pid in row_of
         ]
         figures = {
             "rounds_participated": 0,
@@ -175,13 +177,14 @@ class Relations:
         ]
 
     def co_investors(self, org_row: int) -> list[bytes]:
-        """Organisations sharing live deals with this one, by deals shared, then id."""
-        me = self.orgs.columns["id"][org_row]
+        """Organisations sharing live deals with this one, by deals shared, then id (a
+        participant that is no organisation is left out)."""
+        me, row_of = self.orgs.columns["id"][org_row], self.orgs.row_of
         events = [
-            (self.orgs.row_of[pid], self._date(k), False)
+            (row_of[pid], self._date(k), False)
             for k in self._taking_part(org_row).tolist()
             for pid in dict.fromkeys(self.deals.lists["investor_ids"].row(k))
-            if pid != me
+            if pid != me and pid in row_of
         ]
         figures = {"shared_deals": 0, "first_shared_date": 2, "last_shared_date": 3}
         out = self._per_org(events, _NAMED, figures)
