@@ -36,7 +36,7 @@ from dealframe.frames.objects import object_lists
 from dealframe.frames.private import aggregate_frame, bucket_period, buckets_left_out
 from dealframe.frames.public import as_mappings, read_current_page
 from dealframe.frames.schemas import DEAL_PROFILE, INVESTOR_LIST, Column
-from dealframe.frames.user_columns import date_values, datetime_values, plain_column, true_rows
+from dealframe.frames.user_columns import datetime_values, plain_column, true_rows
 
 WRONG = [5, 1.5, True, None, {}, object(), np.int64(3)]
 SERIES = [{"sku": "A-USA", "data": {"marketCap": {"2024-01": 1.5}}}]
@@ -125,7 +125,7 @@ def test_bucket_helpers_refuse_a_bucket_that_is_no_name() -> None:
     assert bucket_period("Q2 2024", None) == ("2024-Q2", "2024-04-01", "2024-06-30")
 
 
-@pytest.mark.parametrize("reader", [plain_column, date_values, datetime_values, true_rows])
+@pytest.mark.parametrize("reader", [plain_column, datetime_values, true_rows])
 @pytest.mark.parametrize("wrong", [5, None, "deal_date", ["2024-01-01"], np.array([1])])
 def test_column_readers_refuse_what_is_no_series(reader: Callable[[Any], Any], wrong: Any) -> None:
     _refused(lambda: reader(wrong), "series")

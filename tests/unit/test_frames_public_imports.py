@@ -48,7 +48,7 @@ def test_no_package_outside_frames_imports_its_private_names_or_modules():
 def test_the_helpers_other_packages_use_are_exported_and_documented():
     for module, names in (
         (normalize, ["to_booleans"]),
-        (user_columns, ["arrow_type", "date_values", "datetime_values", "is_arrow_number"]),
+        (user_columns, ["arrow_type", "datetime_values", "is_arrow_number"]),
     ):
         for name in names:
             assert name in module.__all__, (module.__name__, name)
