@@ -169,3 +169,42 @@ def test_braces_are_found_eight_tests_at_a_time_whatever_their_neighbours(monkey
         for lo in range(0, n + 1, 9):
             expected = np.flatnonzero(text[lo:n] == ord("{")) + lo
             assert objects._braces(text, lo, n).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        ['[{"x":,{"id":"z"}}]', '[{"id":"a"}{"id":"b"}]'],
+        ['[{"id":"a","x":[1,,{"id":"z"}]}]', '[{"id":"b"} {"id":"c"}]'],
+        ['[{"id":"a"},{"id":"b"}\n{"id":"c"},{"x":,{"id":"d"}}]'],
+    ],
+    ids=["two-cells", "nested-and-spaced", "one-cell"],
+)
+def test_malformed_cells_are_refused_not_read_as_other_participants(cells):
+    """A piece the cut leaves unfinished (after ``:``, ``[`` or ``,``) must not swallow the
+    next piece while a missing comma makes a row too many: json.loads refuses these cells,
+    and so does the read, naming the column."""
+    for cell in cells:
+        if cell.count("{") > 1:
+            with pytest.raises(json.JSONDecodeError):
+                json.loads(cell)
+    with pytest.raises(ValidationError, match="lead_investors"):
+        object_lists(pd.Series(cells, dtype="str"), ("id",), "lead_investors")
+
+
+def test_a_comma_and_brace_inside_a_name_keeps_the_cut(monkeypatch):
+    """``,{`` inside a string is no place to cut: the column is still cut at ``},{`` (not
+    read whole) and gives json.loads' participants."""
+    cells = [
+        json.dumps([{"id": "a", "name": "x,{y"}, {"id": "b", "name": "z"}], separators=(",", ":")),
+        json.dumps([{"id": "b", "name": "z"}], separators=(",", ":")),
+    ]
+    whole: list[int] = []
+    read_cells = objects._read_cells
+    monkeypatch.setattr(
+        objects, "_read_cells", lambda *a, **k: whole.append(1) or read_cells(*a, **k)
+    )
+    rows, values = object_lists(pd.Series(cells, dtype="str"), ("id", "name"))
+    assert whole == []
+    assert rows.tolist() == [0, 0, 1]
+    assert values["name"].to_pylist() == ["x,{y", "z", "z"]

@@ -3,13 +3,13 @@
 :func:`object_lists` is how :func:`dealframe.explode_participants` reads ``lead_investors``,
 ``buyers`` and ``investors``. One engine reads them: Arrow's JSON reader, over the column's own
 bytes, so no Python object is made per participant. The same participant appears in many
-deals, so cells of the form ``[{...},{...}]`` (the frames' canonical text) are cut before
-each ``{`` that follows a ``,`` or the cell's ``[`` in place (numpy over the column's bytes,
-no copy) and each distinct object text is parsed once. The cut is sound without looking
-inside the strings: the cell is ``[`` + the pieces joined by commas + ``]``, so when every
-piece parses as one object, those objects are the cell's list (a cut inside a string or a
-nested list leaves a piece that is not one). Otherwise each cell is wrapped as one line
-``{"v": <cell>}`` and read whole.
+deals, so cells of the form ``[{...},{...}]`` (the frames' canonical text) are cut at
+``},{`` in place (numpy over the column's bytes, no copy) and each distinct object text is
+parsed once. The cut is sound without looking inside the strings: the cell is ``[`` + the
+pieces joined by commas + ``]``, every piece opens with ``{`` and closes with ``}``, so when
+the pieces parse as one object each (one row per distinct piece), those objects are the
+cell's list (a cut inside a string leaves a piece that is no object). Otherwise each cell is
+wrapped as one line ``{"v": <cell>}`` and read whole.
 Columns that do not hold text (Python lists of dicts in an ``object`` column, an Arrow list
 column) are first written as the frames' JSON text (:func:`dealframe.frames.nested.encode`).
 A cell that is not JSON text of a list of objects is a
@@ -183,17 +183,17 @@ def _braces(text: np.ndarray, lo: int, hi: int) -> np.ndarray:
 
 
 def _cut(cells: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
-    """Cells ``[{...},{...}]`` (or ``[]``) cut before each ``{`` that follows ``[`` or ``,``,
-    without a copy.
+    """Cells ``[{...},{...}]`` (or ``[]``) cut at ``},{``, without a copy.
 
     Returns the row of each object, and a ``large_string`` array over the cells' own bytes
     that alternates the pieces (each object's text, as a rule) and nulls over the texts
     after them (``,``, or ``]`` and the text of ``[]`` and null cells up to the next cell's
-    ``[``; the last one empty). The caller checks that every piece is one object: a cut
-    inside a string or a nested list leaves a piece that is not. ``None`` when a cell has
-    another form (the caller then reads every cell whole): a null cell holding text, a cell
-    of two bytes other than ``[]``, a longer one that does not open with ``[{`` or close with
-    ``]``, or a ``[{`` inside a cell.
+    ``[``; the last one empty). Every piece opens with ``{`` and closes with ``}``, so a
+    piece can never run into the next one's line; the caller checks that the distinct pieces
+    parse as one object each (a cut inside a string leaves a piece that is none). ``None``
+    when a cell has another form (the caller then reads every cell whole): a null cell
+    holding text, a cell of two bytes other than ``[]``, a longer one that does not open with
+    ``[{`` or close with ``}]``, or a ``[{`` inside a cell.
     """
     offsets = _offsets(cells)
     start, end = offsets[:-1], offsets[1:]
@@ -216,9 +216,11 @@ def _cut(cells: pa.Array) -> tuple[np.ndarray, pa.Array] | None:
     if len(opened) != len(full) or not np.array_equal(opened, start[full]):
         return None
     closing = end[full] - 1
-    if not np.all(text[closing] == ord("]")):
+    if not (np.all(text[closing] == ord("]")) and np.all(text[closing - 1] == ord("}"))):
         return None
-    cut = first | (before == ord(","))
+    comma = np.flatnonzero(before == ord(","))
+    cut = first.copy()  # and each "{" after "},"
+    cut[comma[text[brace[comma] - 2] == ord("}")]] = True
     starts, first = brace[cut], first[cut]
     memory, raw = _arrow_memory(8 * (2 * len(starts) + 1))
     bounds = raw.view(np.int64)  # a piece's text, then a null one
