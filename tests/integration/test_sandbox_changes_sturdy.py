@@ -17,45 +17,15 @@ import uuid
 from pathlib import Path
 
 import numpy as np
-import pytest
-import requests
 
-import dealframe.sandbox
 from dealframe.sandbox import changes as changes_module
 from dealframe.sandbox.changes import Changes
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _private_api import Api
+from _sandbox_changes import admin, admin_ok, sandbox_fixtures
 
-ADMIN = "sturdy-admin"
-
-
-@pytest.fixture(scope="module")
-def sb():
-    with dealframe.sandbox.run(scale=0.02, seed=11, admin_token=ADMIN) as sandbox:
-        yield sandbox
-
-
-@pytest.fixture
-def fresh(sb):
-    sb.reset()
-    yield sb
-    sb.reset()
-
-
-def _admin(sb, body: dict) -> requests.Response:
-    return requests.post(
-        f"{sb.url}/admin/v1/changes",
-        json=body,
-        headers={"Authorization": f"Bearer {ADMIN}"},
-        timeout=60,
-    )
-
-
-def _admin_ok(sb, body: dict) -> dict:
-    answer = _admin(sb, body)
-    assert answer.status_code == 200, (body, answer.text[:300])
-    return answer.json()["data"]
+sb, fresh = sandbox_fixtures(seed=11)
 
 
 def _names(rows: list[dict]) -> set[str]:
@@ -91,10 +61,10 @@ def test_soft_deletes_and_rounds_go_on_past_a_participant_that_is_no_organisatio
     last lead; a participant that is no organisation is none and keeps no deal."""
     _with_nobody(fresh)
     api = Api(fresh.url, fresh.private_key)
-    gone = _admin_ok(fresh, {"operation": "soft_delete", "entity": "deals", "n": 40})["ids"]
+    gone = admin_ok(fresh, {"operation": "soft_delete", "entity": "deals", "n": 40})["ids"]
     assert 0 < len(gone) <= 40
     assert not {d["id"] for d in api.pull("transactions")} & set(gone)
-    done = _admin_ok(fresh, {"operation": "random_round", "n": 200})["ids"]
+    done = admin_ok(fresh, {"operation": "random_round", "n": 200})["ids"]
     assert done["soft_delete"] and done["insert"]
     gone = Changes(fresh.state, seed=2).soft_delete("deals", 5)
     assert len(gone) == 5
@@ -127,7 +97,7 @@ def test_a_round_that_fails_half_way_leaves_reads_consistent(fresh, monkeypatch)
         raise RuntimeError("an undelete that fails, for the test")
 
     monkeypatch.setattr(Changes, "_undelete", broken)
-    assert _admin(fresh, {"operation": "random_round", "n": 300}).status_code == 500
+    assert admin(fresh, {"operation": "random_round", "n": 300}).status_code == 500
     monkeypatch.undo()
 
     every = api.ok_post("/transactions", {"filters": {"include_deleted": True}, "limit": 1})
@@ -154,7 +124,7 @@ def test_inserted_investors_rounds_search_no_list_of_every_organisation(fresh, m
         return mask
 
     monkeypatch.setattr(changes_module, "may_target", counted)
-    new = _admin_ok(fresh, {"operation": "insert", "entity": "investors", "n": 300})["ids"]
+    new = admin_ok(fresh, {"operation": "insert", "entity": "investors", "n": 300})["ids"]
     assert len(new) == 300
     assert len(searches) < 30, len(searches)
     api = Api(fresh.url, fresh.private_key)

@@ -15,16 +15,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-import requests
-
-import dealframe.sandbox
-
 sys.path.insert(0, str(Path(__file__).parent))
 from _private_api import Api
+from _sandbox_changes import admin_ok, sandbox_fixtures
 
-ADMIN = "coherence-admin"
 _PRIVATE_ROUNDS = {"Early", "Venture", "Growth"}
+
+sb, fresh = sandbox_fixtures(seed=7)
 
 
 def _listed_by(company: dict, day: str) -> bool:
@@ -43,30 +40,6 @@ def _misfit_secondaries(companies: list[dict], deals: list[dict]) -> list[tuple]
         ):
             wrong.append((d["deal_subtype"], d["deal_date"], target["ipoed"]))
     return wrong
-
-
-def _admin(sb, body: dict) -> dict:
-    answer = requests.post(
-        f"{sb.url}/admin/v1/changes",
-        json=body,
-        headers={"Authorization": f"Bearer {ADMIN}"},
-        timeout=60,
-    )
-    assert answer.status_code == 200, answer.text[:300]
-    return answer.json()["data"]
-
-
-@pytest.fixture(scope="module")
-def sb():
-    with dealframe.sandbox.run(scale=0.02, seed=7, admin_token=ADMIN) as sandbox:
-        yield sandbox
-
-
-@pytest.fixture
-def fresh(sb):
-    sb.reset()
-    yield sb
-    sb.reset()
 
 
 def test_secondaries_fit_their_targets_listing(sandbox):
@@ -106,7 +79,7 @@ def test_an_inserted_investor_leads_a_round_that_keeps_the_rules(fresh):
     """An investor inserted by the changes leads one new funding round: found by
     ``/investments`` and ``investor_id``, dated on or after its founding, recorded with it,
     targeting another company as any round may."""
-    new = _admin(fresh, {"operation": "insert", "entity": "investors", "n": 25})["ids"]
+    new = admin_ok(fresh, {"operation": "insert", "entity": "investors", "n": 25})["ids"]
     assert len(new) == 25
     api = Api(fresh.url, fresh.private_key)
     companies = {c["id"]: c for c in api.pull("companies", filters={"include_deleted": True})}
@@ -139,7 +112,7 @@ def test_an_inserted_investor_leads_a_round_that_keeps_the_rules(fresh):
 
 
 def test_inserted_secondaries_fit_their_targets_listing(fresh):
-    new = set(_admin(fresh, {"operation": "insert", "entity": "deals", "n": 600})["ids"])
+    new = set(admin_ok(fresh, {"operation": "insert", "entity": "deals", "n": 600})["ids"])
     api = Api(fresh.url, fresh.private_key)
     companies = api.pull("companies", filters={"include_deleted": True})
     deals = api.pull("transactions", filters={"deal_type": ["Secondary"]})
@@ -154,15 +127,15 @@ def test_soft_deletes_leave_every_investor_a_live_deal_it_leads(fresh):
     deal it leads or buys: inserted investors (one round each) and generated ones alike, and
     investors soft-deleted while the deals go, then undeleted."""
     api = Api(fresh.url, fresh.private_key)
-    _admin(fresh, {"operation": "insert", "entity": "investors", "n": 40})
-    away = _admin(fresh, {"operation": "soft_delete", "entity": "investors", "n": 25})["ids"]
+    admin_ok(fresh, {"operation": "insert", "entity": "investors", "n": 40})
+    away = admin_ok(fresh, {"operation": "soft_delete", "entity": "investors", "n": 25})["ids"]
     assert len(away) == 25
-    done = _admin(fresh, {"operation": "soft_delete", "entity": "deals", "n": 900})["ids"]
+    done = admin_ok(fresh, {"operation": "soft_delete", "entity": "deals", "n": 900})["ids"]
     assert len(done) > 500  # most deals went
     everyone = api.pull("investors", filters={"include_deleted": True})
     deleted = {i["id"] for i in everyone if i["deleted"]}
     assert deleted >= set(away)
-    back = _admin(fresh, {"operation": "undelete", "entity": "investors", "n": len(deleted)})
+    back = admin_ok(fresh, {"operation": "undelete", "entity": "investors", "n": len(deleted)})
     assert set(back["ids"]) == deleted
     deals = api.pull("transactions")  # the live ones
     leading = {p["id"] for d in deals for p in [*d["lead_investors"], *d["buyers"]]}

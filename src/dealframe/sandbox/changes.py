@@ -43,6 +43,7 @@ from .models.deals import MAX_LEADS, may_target
 from .models.names import person_names
 from .models.records import RecordStore
 from .models.state import SandboxState
+from .record_fields import misfit
 
 __all__ = ["ENTITIES", "MAX_CHANGES", "ChangeInputError", "Changes"]
 
@@ -67,6 +68,11 @@ class ChangeInputError(SandboxArgumentError):
     ...
     dealframe.sandbox.changes.ChangeInputError: state: must be a SandboxState (sb.state of a running sandbox, or one built in-process), got null
     """
+
+
+class _Misfit(Exception):
+    """A field of an edited record not of the document's type: ``(field, expected, value)``
+    (:func:`~.record_fields.misfit`)."""
 
 
 def _refused(
@@ -331,9 +337,11 @@ class Changes:
 
         ``updated_at`` is then stamped with the clock. For tests that need one precise
         change; an unknown id, or a change that leaves a record invalid (its ``id`` changed,
-        a required field removed or null), is a :class:`ChangeInputError`, and nothing is
-        changed. A deal may be given a participant that is no organisation: the deal lists
-        it, the organisations' sub-collections leave it out, and soft deletes keep it no deal.
+        a field removed, a required field null, a field of another type than the document's:
+        :func:`~.record_fields.misfit`), is a :class:`ChangeInputError` naming the field and
+        what it must be, and nothing is changed. A deal may be given a participant that is no
+        organisation: the deal lists it, the organisations' sub-collections leave it out, and
+        soft deletes keep it no deal.
 
         Examples
         --------
@@ -351,7 +359,8 @@ class Changes:
             problem = f"{json_value(unknown[0])} is not a known {entity} id"
             raise _refused("ids", f"known {entity} ids", unknown[0], problem)
         with self.state.lock:
-            self._rewrite(name, [store.row_of[i] for i in ids], change, iso_ts(self.now()))
+            rows = [store.row_of[i] for i in ids]
+            self._rewrite(name, rows, change, iso_ts(self.now()), checked=True)
             self._refresh()
         return ids
 
@@ -433,17 +442,28 @@ class Changes:
         return [int(pool[i]) for i in sorted(chosen.tolist())]
 
     def _rewrite(
-        self, entity: str, rows: list[int], change: Callable[[dict], None], stamp: str
+        self,
+        entity: str,
+        rows: list[int],
+        change: Callable[[dict], None],
+        stamp: str,
+        *,
+        checked: bool = False,
     ) -> list[str]:
+        """Apply ``change`` to the records of ``rows``, stamped; with ``checked`` (a test's
+        change, :meth:`edit`), each record's fields are first checked against the document's
+        types (:func:`~.record_fields.misfit`) and the fields it had are kept."""
         store = self._store(entity)
         spec = self.state.private.spec(store)
         prepared = []
         for row in rows:  # every record read and checked before any is written
             record = store.record(row)
-            ident = record["id"]
+            ident, fields = record["id"], list(record)
             change(record)
             record["updated_at"] = stamp
             try:
+                if checked:
+                    self._check_fields(entity, record, fields)
                 prepared.append(store.prepare(spec, row, record))
             except (KeyError, ValueError, TypeError) as exc:
                 why = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
@@ -451,9 +471,28 @@ class Changes:
                 raise _refused(
                     "change", "a change that keeps each record valid", None, problem
                 ) from None
+            except _Misfit as exc:
+                field, expected, value = exc.args
+                problem = (
+                    f"the change left {entity} {ident} invalid ({field}: must be {expected}, "
+                    f"got {json_value(value)}): nothing was changed"
+                )
+                raise _refused("change", f"{field}: {expected}", value, problem) from None
         for one in prepared:
             store.apply(one)
         return [store.columns["id"][one.row] for one in prepared]
+
+    def _check_fields(self, entity: str, record: dict, fields: list[str]) -> None:
+        """Raise :class:`_Misfit` for the first field of ``record`` not of the document's
+        type, ``KeyError`` for one of ``fields`` it no longer has."""
+        orgs = self.state.private.orgs
+        companies = orgs.columns["is_company"]
+        found = misfit(entity, record, lambda row: row < len(orgs) and bool(companies[row]))
+        if found is not None:
+            raise _Misfit(*found)
+        removed = [field for field in fields if field not in record]
+        if removed:
+            raise KeyError(removed[0])
 
     def _update(self, entity: str, n: int, stamp: str) -> list[str]:
         deleted = self._store(entity).columns["deleted"]
@@ -517,7 +556,8 @@ class Changes:
 
     def _change_org(self, org: dict) -> None:
         k = int(self.rng.integers(1, 1_000_000))
-        org["description"] = f"{org['description'].split(' Update ')[0]} Update {k}."
+        said = org["description"]  # a string or null (Changes.edit may leave it null)
+        org["description"] = f"{said.split(' Update ')[0]} Update {k}." if said else f"Update {k}."
         org["ceo"] = person_names(self.rng, 1)[0] if self.rng.random() < 0.8 else None
         org["employee_count"] = int(self.rng.lognormal(4.5, 1.6)) + 1
         if not org.get("is_public", False):
@@ -624,9 +664,12 @@ class Changes:
 
     def _rounds_by_date(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows of the live funding rounds (no M&A, no listing) by ``deal_date``, and their
-        dates: an investor's rounds (dated on or after its founding) are a suffix."""
+        dates: an investor's rounds (dated on or after its founding) are a suffix. A round
+        with no date (``Changes.edit`` may leave one) is none: it would sort last, inside every
+        suffix, and its copies find no target."""
         deals = self.state.private.deals.columns
         rounds = ~deals["deleted"] & ~np.isin(deals["deal_type"], ["M&A", "Public listing"])
+        rounds &= ~np.isnat(deals["deal_date"])
         rows = np.flatnonzero(rounds)
         order = np.argsort(deals["deal_date"][rows], kind="stable")
         return rows[order], deals["deal_date"][rows[order]]
