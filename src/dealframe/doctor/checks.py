@@ -75,6 +75,7 @@ from ..frames.public import (
     time_series_wide,
 )
 from ..frames.schemas import CURRENT_DATA
+from ..notices import reading_answers
 from ..private.aggregate import aggregate_buckets, read_aggregate
 from ..private.api import smaller_page
 from ..private.paging import PAGE_SIZE
@@ -815,7 +816,8 @@ def _rates(
     ['inverted_rate']
     """
     observed, verdict = found
-    frame = adapt_rates(current_frame(items), said)
+    with reading_answers():  # the service's answers (the caller notes what is said of them)
+        frame = adapt_rates(current_frame(items), said)
     seen = frame.attrs["rate_direction"]
     if seen == "not seen":
         seen = "which way it goes not seen (no company with both values at a rate other than 1)"
@@ -1460,7 +1462,7 @@ def _read(build: Callable[[Any], Any], items: Sequence[Any]) -> tuple[str | None
     >>> _read(company_profiles_frame, [{"id": _NO_SUCH_ID, "deleted": "false"}])
     (None, ["deleted: booleans written as text or as 0/1 in 1 of 1 values (such as 'false'; id 00000000-0000-4000-8000-000000000000): read as the booleans they say"])
     """
-    with _spelt() as said:
+    with reading_answers(), _spelt() as said:  # the service's answers: never warned of
         try:
             build(items)
         except DealframeError as exc:
