@@ -411,7 +411,7 @@ def test_a_route_unavailable_before_is_no_break_of_it_when_it_answers_500(
     for name in ("A.current", "A.skus_per_request"):
         assert checks[name].verdict == NOT_CHECKED, checks[name]
     assert checks["A.current"].observed == (
-        "unavailable (500, again after the wait; the next probe failed too)"
+        "not known (500, again after the wait; the next probe failed too)"
     )
     assert not [c for c in found.checks if "as before" in c.observed], found.table()
     assert found.ok and not found.complete

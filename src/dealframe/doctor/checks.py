@@ -8,7 +8,9 @@ each point it leaves open (the decisions written in docs/sandbox.md). The verdic
 - ``holds``: the service answers as assumed;
 - ``adapted``: it answers another way the client copes with (a clamped ``limit``, another
   label format, another error body ...), and how is said;
-- ``breaks``: the client cannot work with what it saw, and what it saw is said;
+- ``breaks``: the client cannot work with what it saw, and what it saw is said; a 500 that
+  persists is never a break on its own: its route is asked once more after the family
+  answered, and breaks if it answers 500 again (:mod:`dealframe.doctor.waits`);
 - ``not checked``: the service was rate limited or unavailable (a 429, a 5xx) to the probe
   and to the one more try the doctor makes after the wait it asked for (within the client's
   ``retry_after_max``; :mod:`dealframe.doctor.waits`), or its family is held back after a
@@ -365,15 +367,16 @@ class _Doctor:
         self.accepted: set[str] = set()
         #: A probe to wait out found no request left to send it again: the budget ran out.
         self.spent = False
-        #: Family -> the rows of the checks that broke on a lone 500, or on the 500s of a
-        #: route that may keep answering 500 (:class:`Waits`), what to say of each instead
-        #: should the service look unavailable after all (the family's next probe, on
-        #: another route, failing too), and the run of 500s (``Waits.judged``) it is of.
+        #: Family -> the rows of the checks judged for now on a lone 500, or on the 500s of
+        #: a route that may keep answering 500 (:class:`Waits`), what to say of each instead
+        #: should the service look out after all (the family's next probe, on another
+        #: route, failing too), and the run of 500s (``Waits.judged``) it is of.
         self.judged: dict[str, list[tuple[int, str, list[Judged]]]] = {}
-        #: Family -> the rows of the checks that broke on the 500s of a route whose break is
-        #: not confirmed yet, the family answering since (``Waits.unconfirmed``): settled
-        #: by asking that route once more (:meth:`_settle`).
-        self.unsettled: dict[str, list[int]] = {}
+        #: Family -> the rows of the checks judged on a 500 that persisted (a lone 500, or
+        #: those of a route that may keep answering 500), the family answering since, with
+        #: the run of 500s (``Waits.judged``) each is of: a 500 is never a break on its own,
+        #: so that route is asked once more (:meth:`_settle`) unless its break is confirmed.
+        self.unsettled: dict[str, list[tuple[int, list[Judged]]]] = {}
         #: Family -> the rows of the checks not checked while it looked unavailable (one
         #: judged on a lone 500, those finding it down after, those a 502/503/504 found
         #: unavailable): run once more should a later probe of the family answer
@@ -482,11 +485,11 @@ class _Doctor:
     ) -> tuple[str, str, str | None]:
         """What one check (to be recorded at ``row``) observed, its verdict, and the family
         of the probe the service did not let run (:class:`Limited`), None when it ran. A
-        verdict reached on a lone 500 (a break, or a page 0 "refused"), or on a 500 of a
-        route that may keep answering 500, is noted to be judged again should the service
-        look unavailable after all (a check run once more after an outage too,
-        :meth:`_again`: a second outage then breaks nothing either); one on a route whose
-        break is confirmed says so."""
+        verdict reached on a 500 that persisted (a break, or a page 0 "refused") is for now:
+        noted to be judged again should the service look out after all (a check run once
+        more after an outage too, :meth:`_again`: a second outage then breaks nothing
+        either), else once its route is asked once more (:meth:`_settle`); one on a route
+        whose break is confirmed says so."""
         before = {family: (judged, len(judged)) for family, judged in self.waits.judged.items()}
         limited = None
         try:
@@ -530,8 +533,9 @@ class _Doctor:
         just recorded, ``limited`` (the family whose probe failed too, or found it down, or
         was found unavailable by a 502/503/504), waits with it. Should a later probe of that
         family answer, the service is up after all: they are run once more
-        (:meth:`_again`), each once at most; and a route's break not confirmed yet is
-        settled (:meth:`_settle`)."""
+        (:meth:`_again`), each once at most; and the checks judged on a 500 that
+        persisted, the family's last probe answering since, have their route asked once
+        more (:meth:`_settle`)."""
         row = len(self.found) - 1
         self._confirmed()
         if limited is not None and self.waits.down.get(limited) and row not in self.rerun:
@@ -542,24 +546,20 @@ class _Doctor:
             if self.waits.down.get(family) is False:  # a later probe of the family answered
                 del self.outage[family]
                 self._again(family, rows)
-        for family in list(self.waits.unconfirmed):
-            if self.waits.down.get(family) is not False:
-                continue  # the family's next probe failed: settled by :meth:`_confirmed`
-            if family in self.unsettled:
-                self._settle(family)
-            else:  # none of those checks broke on it: nothing to settle
-                del self.waits.unconfirmed[family]
+        for family in list(self.unsettled):
+            if self.waits.down.get(family) is False and not self.waits.judged.get(family):
+                self._settle(family)  # the family's last probe answered: ask the route
 
     def _confirmed(self) -> None:
         """The checks judged on a 500 whose family's next probe failed too: not checked
-        after all (said as unavailable), and noted to run once more should the family answer
+        after all (said not known), and noted to run once more should the family answer
         again, unless they already did (:attr:`rerun`: each row runs once more at most).
-        Those of a run of 500s the family answered since are judged as they stand, but for
-        a route's break not confirmed yet (``Waits.unconfirmed``): :attr:`unsettled`."""
+        Those of a run of 500s the family answered since are judged as they stand when that
+        route's break is confirmed (``Waits.broken``), else their route is to be asked once
+        more: :attr:`unsettled`."""
         for family, judged in list(self.judged.items()):
             down = self.waits.down.get(family)
             now = self.waits.judged.get(family)
-            pending = self.waits.unconfirmed.get(family)
             kept = []
             for first, said, of in judged:
                 if of is now and down:
@@ -570,8 +570,10 @@ class _Doctor:
                     self._needs(old.name, broke=False)
                 elif of is now:
                     kept.append((first, said, of))  # the family's next probe is yet to come
-                elif of is pending and first not in self.unsettled.get(family, []):
-                    self.unsettled.setdefault(family, []).append(first)
+                elif not self.waits.confirmed(family, of[0].path):  # the family answered since
+                    pending = self.unsettled.setdefault(family, [])
+                    if first not in [row for row, _ in pending]:
+                        pending.append((first, of))
             if kept:
                 self.judged[family] = kept
             else:
@@ -582,16 +584,17 @@ class _Doctor:
         one judged on a lone 500, those that found the family down after it, those a
         502/503/504 found unavailable) are run once more, in their order, each in its own
         row, with the rows needing what they would have seen: what they get now is judged as
-        on the first pass (a lone 500 breaks, unless the family's next probe fails too: a
-        second outage, which leaves them not checked, never breaks; but a 500 of a route
-        that got one before, and the next probe's on that route too, may be that route's
-        break: :meth:`_settle`). Each row runs once more at most (:attr:`rerun`). Within the
+        on the first pass (a 500 that persists is judged for now, its route asked once more
+        once the family answers, :meth:`_settle`, unless the family's next probe fails too:
+        a second outage, which leaves them not checked, never breaks). Each row runs once more at most (:attr:`rerun`). Within the
         request budget and the waits' (:data:`~dealframe.doctor.waits.WAIT_BUDGET`): those
         the request budget leaves are not checked, and say so (the budget then ran out:
         raised once every row is said)."""
         again: set[str] = set()
         spent = False
-        self.waits.answered(family)  # the service answered since: the outage is over
+        if not self.waits.judged.get(family):  # the service answered since: the outage is
+            self.waits.answered(family)  # over (a 500 of the check just run waits for the
+            # next answer of the family, as any other)
         for row in range(min(rows, default=len(self.found)), len(self.found)):
             check = self.found[row]
             if check.verdict != NOT_CHECKED or row in self.rerun:
@@ -604,66 +607,72 @@ class _Doctor:
             raise _Budget()
 
     def _settle(self, family: str) -> None:
-        """A route's break not confirmed yet (``Waits.unconfirmed``: two checks or more in
-        a row got a 500 of a route that got one before), the family answering since: that
-        route is asked once more, the first of those checks run once more. A 500 that
-        persists then confirms it (``Waits.broken``): every one of them breaks, said so
-        (unless the family's next probe fails too: the service then looks unavailable after
-        all, and none of them breaks). An answer says the outage is over: each of them, and
-        the rows needing what they would have seen, are run once more, judged on what they
-        get. Each row is run so once at most (:attr:`settled`); within the request budget, as
-        :meth:`_again`."""
-        judged = self.waits.unconfirmed.pop(family)
-        rows = sorted(self.unsettled.pop(family))
-        path, words = judged[0].path, judged[0].words
-        again, spent, broke = set[str](), False, False
-        for row in range(rows[0], len(self.found)):
+        """The checks judged on a 500 that persisted (:attr:`unsettled`), the family
+        answering since: a 500 is never a break on its own, so the route of each run of
+        them is asked once more, its first check run once more. A 500 that persists then
+        confirms that route's break (``Waits.broken``): it breaks, said so with the route's
+        method, path and status (unless the family's next probe fails too: the service then
+        looks out after all, and it does not); the other checks of that run are run once
+        more too, each judged on what it gets (a 500 of that route: its break, said so; an
+        answer: judged on it). An answer says the outage is over: each of them, and the rows
+        needing what they would have seen, are run once more, judged on what they get. Each
+        row is run so once at most (:attr:`settled`): one whose route was asked so already is
+        not known. Within the request budget, as :meth:`_again`."""
+        pending = dict(sorted(self.unsettled.pop(family)))
+        firsts = {id(of): row for row, of in reversed(list(pending.items()))}
+        again, spent = set[str](), False
+        for row in range(min(pending), len(self.found)):
             check = self.found[row]
-            if broke:  # the route's break confirmed: the other checks of its 500s break
-                if row in rows and check.verdict == BREAKS:
-                    self.found[row] = replace(check, observed=f"{check.observed}; {words}")
-                    now = self.waits.judged.get(family)
-                    if now is not None:  # not checked should the family's next probe fail
-                        self.judged.setdefault(family, []).append((row, judged[0].said, now))
-                continue
+            of = pending.get(row)
             if row in self.settled:
+                if of is not None and not self.waits.confirmed(family, of[0].path):
+                    self._not_known(row, of, "asked once more already")
                 continue
-            if row in rows or (check.verdict == NOT_CHECKED and _needing(check, again)):
-                self.settled.add(row)
-                again.add(check.name)
-                spent = not self._rerun(row) or spent
-                if row == rows[0] and self.found[row].verdict == BREAKS:
-                    now = self.waits.judged.get(family) or []
-                    broke = any(j.path == path for j in now)  # that route's 500 again
-                    if broke:
-                        self.waits.confirm(family, path)
-                        first = self.found[row]
-                        self.found[row] = replace(first, observed=f"{first.observed}; {words}")
+            if of is None and not (check.verdict == NOT_CHECKED and _needing(check, again)):
+                continue
+            self.settled.add(row)
+            again.add(check.name)
+            spent = not self._rerun(row) or spent
+            if of is None or firsts[id(of)] != row:
+                continue
+            path = of[0].path
+            now = self.waits.judged.get(family) or []
+            if any(j.path == path for j in now) and not self.waits.confirmed(family, path):
+                self.waits.confirm(family, path)  # that route's 500 again: its break
+                first = self.found[row]
+                if first.verdict == BREAKS:  # said so (a page 0 "refused" holds on it)
+                    words = f"{first.observed}; {of[0].words}"
+                    self.found[row] = replace(first, observed=words)
         if spent:
             raise _Budget()
 
+    def _not_known(self, row: int, of: Sequence[Judged], why: str) -> None:
+        """The check of ``row``, judged on the run of 500s ``of``, is not checked: whether
+        that route breaks or the service was out is not known (``why``: why its route was
+        not asked once more after the family answered). The checks needing what it would
+        have seen say so without "(it broke)"."""
+        old = self.found[row]
+        said = (
+            f"not known: {of[0].path} answered 500 to {counted(len(of), 'probe')} (each "
+            f"again after the wait), and {why}: whether that route breaks or the service "
+            "was out"
+        )
+        self.found[row] = replace(old, observed=blanked(said), verdict=NOT_CHECKED)
+        self._needs(old.name, broke=False)
+
     def finish(self) -> None:
-        """At the end of the run: the checks that broke on the 500s of a route whose break
-        is not confirmed (the run ended before the family answered and that route was asked
-        once more) are not checked, said so: whether that route or the whole service failed
-        is not known. The checks needing what they would have seen say so without "(it
-        broke)"."""
+        """At the end of the run: the checks judged on a 500 that persisted whose route's
+        break is not confirmed (the run ended before the family answered and that route was
+        asked once more) are not checked, said so: whether that route or the whole service
+        failed is not known. The checks needing what they would have seen say so without
+        "(it broke)"."""
+        self._confirmed()
+        why = "the run ended before that route was asked once more after the family answered"
         for family in {*self.judged, *self.unsettled}:
-            pending = self.waits.unconfirmed.get(family, [])
-            for batch in (self.waits.judged.get(family) or [], pending):
-                if len(batch) < 2 or self.waits.confirmed(family, batch[0].path):
-                    continue  # a lone 500 (judged as it stands), or a confirmed route's break
-                rows = [r for r, _, of in self.judged.get(family, []) if of is batch]
-                rows += self.unsettled.get(family, []) if batch is pending else []
-                said = (
-                    f"{batch[0].path} answered 500 to {len(batch)} probes in a row, the "
-                    "family answering before; the run ended before that route was asked "
-                    "once more: whether it breaks or the service was out is not known"
-                )
-                for row in rows:
-                    old = self.found[row]
-                    self.found[row] = replace(old, observed=blanked(said), verdict=NOT_CHECKED)
-                    self._needs(old.name, broke=False)
+            rows = [(row, of) for row, _, of in self.judged.get(family, [])]
+            for row, of in [*rows, *self.unsettled.get(family, [])]:
+                if not self.waits.confirmed(family, of[0].path):
+                    self._not_known(row, of, why)
 
     def _rerun(self, row: int) -> bool:
         """Run the check of ``row`` once more, in its row; False when the request budget ran
@@ -679,7 +688,7 @@ class _Doctor:
             self.facts.not_supplied(check.name, provides)
             observed, verdict = _NOT_AGAIN, NOT_CHECKED
         self.found[row] = Check(check.name, check.assumption, blanked(observed), verdict)
-        self._confirmed()  # a lone 500 the next probe got too: not checked after all
+        self._confirmed()  # a 500 the next probe got too: not checked after all
         return ran
 
     def _needs(self, name: str, *, broke: bool) -> None:
