@@ -17,7 +17,8 @@ each point it leaves open (the decisions written in docs/sandbox.md). The verdic
   rate limit that persisted asking for a long wait: nothing was seen, so nothing is said to
   break, and the checks that need what it would have seen, or what a check that broke did
   not see, are not checked either (:mod:`dealframe.doctor.facts`); and a check whose answers
-  held nothing to judge (``A.time_series`` when no SKU asked came with data: no month seen)
+  held nothing to judge (``A.time_series`` when no SKU asked came with a month: data null,
+  absent, or holding no month)
   is not checked either, said so. The run then did not check everything (``dealframe
   doctor`` exits 2, as when the request budget runs out).
 
@@ -808,6 +809,24 @@ def _fields(items: Sequence[Mapping[str, Any]], answer: str) -> tuple[str, str]:
 _CURRENT_SKUS = 20
 
 
+def _monthless(data: Any) -> str:
+    """What a time-series item's ``data`` object holding no monthly value is (``"data {}"``,
+    ``"2 fields, no month"``): nothing to judge months on, as data null; empty when it holds
+    a month or another value (judged by the client's reader), or is no object (judged as
+    such).
+
+    Examples
+    --------
+    >>> _monthless({}), _monthless({"revenue": {}, "ebitda": None}), _monthless({"r": {"2024-01": 1}})
+    ('data {}', '2 fields, no month', '')
+    """
+    if not isinstance(data, Mapping):
+        return ""
+    if not all(v is None or (isinstance(v, Mapping) and not v) for v in data.values()):
+        return ""  # a month, or a value the client's reader judges
+    return "data {}" if not data else f"{counted(len(data), 'field')}, no month"
+
+
 def _rates(
     items: Sequence[Mapping[str, Any]], found: tuple[str, str], said: Findings
 ) -> tuple[str, str]:
@@ -999,9 +1018,10 @@ def _family_a_skus(d: _Doctor) -> None:
 
     def series() -> tuple[str, str]:
         endpoint = f"POST {_A}/companies/time-series"
-        # one SKU at a time, the next one asked when the client reads no row of it (data
-        # null or absent): no month seen of any SKU leaves the months not checked
-        skus, empty = list(dict.fromkeys(d.facts["skus"])), list[str]()
+        # one SKU at a time (up to the three seen), the next one asked when the client reads
+        # no row of it (data null or absent) or its data holds no month (``{}``, every
+        # field ``{}`` or null): no month seen of any SKU leaves the months not checked
+        skus, empty, monthless = list(dict.fromkeys(d.facts["skus"])), list[str](), 0
         for sku in skus:
             body = {"skus": [sku]}
             response = d.send("public", "POST", f"{_A}/companies/time-series", json=body)
@@ -1011,11 +1031,23 @@ def _family_a_skus(d: _Doctor) -> None:
             # left out; what it says of them quoted with the values' warnings below
             said = Findings(endpoint)
             items = read_company_items([response], [[sku]], [sku], said, "time_series")
+            if items and len(items) == 1 and _monthless(items[0].get("data")):
+                monthless += 1  # as data null: nothing to judge months on
+                empty.append(f"{sku}: {_monthless(items[0].get('data'))}")
+                continue
             if items or not any(i.get("sku") == sku and i.get("data") is None for i in served):
                 break
             empty.append("; ".join(f.message for f in said))  # the client warns, no rows
         else:
             many = len(skus) > 1
+            if monthless:
+                return (
+                    f"{'none of the ' + str(len(skus)) + ' SKUs' if many else 'not the SKU'} "
+                    f"asked {'(one by one) ' if many else ''}came with monthly values (data "
+                    "null, absent, or with no month), so no month was seen and how months are "
+                    f"keyed is not checked: {'; '.join(empty)}",
+                    NOT_CHECKED,
+                )
             return (
                 f"{'each of the ' + str(len(skus)) + ' SKUs' if many else 'the SKU'} asked "
                 f"{'(one by one) ' if many else ''}came with data null or absent: the client "
@@ -1028,6 +1060,9 @@ def _family_a_skus(d: _Doctor) -> None:
         before = (
             f"{first} came with data null or absent: the client returns no rows for "
             f"{'it' if len(empty) == 1 else 'them'} (attrs['missing_skus']) and warns: "
+            f"{'; '.join(empty)}; the next, {sku}: "
+            if empty and not monthless
+            else f"{first} came with no monthly value (data null, absent, or with no month): "
             f"{'; '.join(empty)}; the next, {sku}: "
             if empty
             else ""
