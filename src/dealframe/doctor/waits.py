@@ -5,7 +5,8 @@ once (the wait the service asked, never less than the client's ``backoff_base``,
 ``retry_after_max``), at the client's own gate (so on the transport's clock; under a key of
 the run's own, so no call of the client's waits for it, nor another run, nor a later run after
 one interrupted), and sent once more. What persists makes the check ``not checked``, never
-``breaks``, except a lone 500 (below):
+``breaks``, except a 500 its route answers again, once asked after the family answered
+(below):
 
 - a rate limit that asks for more than ``retry_after_max`` (the client does not wait it: it
   holds the family), or that persists through the wait and asks again for a long one (more
