@@ -152,6 +152,68 @@ def test_a_time_series_without_data_for_any_sku_asked_leaves_its_months_not_chec
     assert main(["doctor", "--family", "A"]) == 2
 
 
+def _no_months(how: str, only: Sequence[str] | None = None) -> Action:
+    """Every time-series item's ``data`` (those of the SKUs ``only``, when given) holding no
+    month: ``{}`` (``"empty"``), every field ``{}`` (``"fields"``) or null (``"nulls"``)."""
+
+    def change(item: dict[str, Any]) -> None:
+        if only is not None and item.get("sku") not in only:
+            return
+        data = item.get("data")
+        if how == "empty" or not isinstance(data, dict):
+            item["data"] = {}
+        else:
+            item["data"] = {name: {} if how == "fields" else None for name in data}
+
+    return items_edit(change, "no_months")
+
+
+@pytest.mark.parametrize("how", ["empty", "fields", "nulls"])
+def test_a_time_series_with_no_month_for_any_sku_asked_leaves_its_months_not_checked(
+    sandbox: Any, proxy: Proxy, cli: None, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    """Every time-series item served with ``data: {}``, or every field ``{}`` or null: no
+    month of any SKU asked (the three it saw, one by one): how months are keyed is not
+    checked, said so, and the run did not check everything (the old code said "0 fields" or
+    "10 fields (...), 0 monthly values keyed YYYY-MM", holds, complete, exit 0)."""
+    proxy.add(SERIES, _no_months(how))
+    found = run_doctor(sandbox, proxy, family="A")
+    check = by_name(found)["A.time_series"]
+    assert check.verdict == NOT_CHECKED, check
+    assert check.observed.startswith(
+        "none of the 3 SKUs asked (one by one) came with monthly values (data null, absent, "
+        "or with no month), so no month was seen and how months are keyed is not checked: "
+    ), check
+    assert "monthly values keyed" not in check.observed, check
+    assert proxy.count(SERIES) == 3
+    assert found.ok and not found.complete
+    proxy.reset()
+    proxy.add(SERIES, _no_months(how))
+    capsys.readouterr()
+    assert main(["doctor", "--family", "A"]) == 2
+
+
+def test_a_time_series_with_months_after_two_null_and_one_without_is_read_from_none(
+    sandbox: Any, proxy: Proxy
+) -> None:
+    """The first two SKUs listed served with data null, the third with every field ``{}``:
+    no SKU asked came with a month, so the months are not checked (the old code said it
+    adapted, "the next, X: 10 fields (...), 0 monthly values": contradictory)."""
+    with dealframe.Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+    ) as client:
+        found = client.public.search()
+    listed = [str(s) for s in (found["sku"] if "sku" in found.columns else found.index)[:3]]
+    proxy.add(SERIES, _no_data(False, only=listed[:2]))
+    proxy.add(SERIES, _no_months("fields", only=listed[2:]))
+    ran = run_doctor(sandbox, proxy, family="A")
+    check = by_name(ran)["A.time_series"]
+    assert check.verdict == NOT_CHECKED, check
+    assert "0 monthly values" not in check.observed, check
+    assert f"{listed[2]}: " in check.observed and "fields, no month" in check.observed, check
+    assert ran.ok and not ran.complete
+
+
 # -- 2. an outage of 502/503/504 that ends runs its checks once more ---------------------------
 
 
@@ -411,7 +473,7 @@ def test_a_route_unavailable_before_is_no_break_of_it_when_it_answers_500(
     for name in ("A.current", "A.skus_per_request"):
         assert checks[name].verdict == NOT_CHECKED, checks[name]
     assert checks["A.current"].observed == (
-        "unavailable (500, again after the wait; the next probe failed too)"
+        "not known (500, again after the wait; the next probe failed too)"
     )
     assert not [c for c in found.checks if "as before" in c.observed], found.table()
     assert found.ok and not found.complete
@@ -419,3 +481,25 @@ def test_a_route_unavailable_before_is_no_break_of_it_when_it_answers_500(
     rule()
     capsys.readouterr()
     assert main(["doctor", "--family", "A"]) == 2
+
+
+def test_a_time_series_item_with_no_month_is_passed_over_for_the_next_sku(
+    sandbox: Any, proxy: Proxy
+) -> None:
+    """The first SKU listed served with ``data: {}``: the doctor asks the next one and judges
+    its months, adapted, saying the first had none (the old code held on "0 fields")."""
+    with dealframe.Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+    ) as client:
+        found = client.public.search()
+    first = str((found["sku"] if "sku" in found.columns else found.index)[0])
+    proxy.add(SERIES, _no_months("empty", only=[first]))
+    ran = run_doctor(sandbox, proxy, family="A")
+    check = by_name(ran)["A.time_series"]
+    assert check.verdict == ADAPTED, check
+    assert check.observed.startswith(
+        "the SKU asked first came with no monthly value (data null, absent, or with no "
+        f"month): {first}: data {{}}; the next, "
+    ), check
+    assert "monthly values keyed YYYY-MM" in check.observed and "0 monthly" not in check.observed
+    assert ran.ok and ran.complete

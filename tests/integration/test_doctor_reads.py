@@ -777,3 +777,29 @@ def test_the_shared_readers_refuse_wrong_arguments_naming_them() -> None:
     with pytest.raises(UnknownArgumentError):
         answer_count(doc, [{}], found, "companies", whol=True)  # type: ignore[call-arg]
     assert smaller_page(refused, 1000) == 100
+
+
+def _clashing_extras(doc: Any) -> Any:
+    """Every row given ``target_7`` and ``target: {"7": ...}``: two extra fields the client
+    names as one column, so it gives them free names (``target_7_2`` ...)."""
+    for row in _rows(doc):
+        if isinstance(row, dict):
+            row["target_7"], row["target"] = 1, {"7": 2}
+    return doc
+
+
+def test_extra_fields_given_free_names_are_adapted_and_the_run_warns_of_none(
+    client: Client, proxy: Proxy
+) -> None:
+    """Family B list items carrying ``target_7`` and ``target: {"7": ...}``: the client warns
+    (a ServiceContractWarning) that it gave the deals' free names; the doctor reads the pages
+    in its place, quotes that warning (B.paging.page adapted) and warns of nothing itself (the old code let two
+    DealframeWarnings escape its run: it built those frames outside the reading of answers)."""
+    proxy.add(rf"^{P}/(companies|investors|transactions)$", edit(_clashing_extras))
+    ran = outcome(lambda: diagnose(client, family="B"))
+    assert ran.error is None, ran.error
+    assert ran.warned(Warning) == [], ran.caught
+    seen = {c.name: c for c in ran.value.checks}["B.paging.page"]
+    assert seen.verdict == ADAPTED, seen
+    said = "/transactions: extra fields named as other columns were given free names: target_7_2"
+    assert f"the client warns: {said}" in seen.observed, seen

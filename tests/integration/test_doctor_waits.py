@@ -93,7 +93,9 @@ def _page_zero(ex: Exchange) -> bool:
         (COMPANIES, _page_zero, 500, "B.paging.page", HOLDS, "page 0 is refused"),
         (ONE_COMPANY, None, 500, "B.not_found", BREAKS, "500"),
         (rf"^{P}/companies/resolve$", None, 500, "B.resolve.batch", BREAKS, "500"),
-        (CURRENT, lambda ex: ex.body.get("skus") == [], 500, "A.errors", BREAKS, "500"),
+        # the last probe of Family A: no later answer of the family before the run ends,
+        # so its route is never asked once more: not known (a 500 is no break on its own)
+        (CURRENT, lambda ex: ex.body.get("skus") == [], 500, "A.errors", NOT_CHECKED, "not known"),
     ],
     ids=["page-0", "unknown-id", "resolve", "empty-skus"],
 )
@@ -115,7 +117,7 @@ def test_a_5xx_an_odd_probe_always_gets_is_judged(
     seen = by_name(found)[check]
     assert seen.verdict == verdict, seen
     assert said in seen.observed
-    assert not found.not_checked
+    assert [c.name for c in found.not_checked] == ([check] if verdict == NOT_CHECKED else [])
     assert clock.made == [0.5] * len(clock.made) and clock.made  # sent once more, as the client
 
 
@@ -477,9 +479,10 @@ def test_a_route_that_keeps_answering_500_on_two_checks_in_a_row_breaks(
     assert "500 INTERNAL_ERROR: x" in checks["B.profile"].observed
     assert checks["B.not_found"].observed.startswith("an unknown id answered 500, not 404")
     assert checks["B.sub_collection"].verdict == HOLDS  # the later probes answer
-    # each probe and its try after the wait, twice; and the profile's once more, after the
-    # family answered (B.errors), to confirm that route's break
-    assert proxy.count(ONE_COMPANY) == 10
+    # each probe and its try after the wait, twice; and each once more, after the family
+    # answered (B.errors): the profile's confirms that route's break, the unknown id's is
+    # judged on what it gets (a 500 of that route again)
+    assert proxy.count(ONE_COMPANY) == 12
     assert not found.ok and found.complete
     proxy.reset()
     proxy.add(ONE_COMPANY, answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
@@ -493,7 +496,7 @@ def test_a_route_s_break_confirmed_the_next_probe_failing_too_is_an_outage(
     """Every GET /companies/{id} answers 500, and the resolve batch, the probe after the
     profile is asked once more to confirm that route's break, answers 503 twice: the service
     looks unavailable again, so neither the profile nor the unknown id breaks; both are
-    not checked, said unavailable (the old code broke both before the resolve batch ran)."""
+    not checked, said not known (the old code broke both before the resolve batch ran)."""
     proxy.add(ONE_COMPANY, answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "x"}}))
     proxy.add(rf"^{P}/companies/resolve$", answer(503), times=2)
     found = run_doctor(sandbox, proxy, family="B")
@@ -501,10 +504,10 @@ def test_a_route_s_break_confirmed_the_next_probe_failing_too_is_an_outage(
     for name in ("B.profile", "B.not_found"):
         assert checks[name].verdict == NOT_CHECKED, checks[name]
         assert checks[name].observed == (
-            "unavailable (500, again after the wait; the next probe failed too)"
+            "not known (500, again after the wait; the next probe failed too)"
         )
     assert checks["B.resolve.batch"].verdict == HOLDS  # asked once more once B answers
-    assert proxy.count(ONE_COMPANY) == 10
+    assert proxy.count(ONE_COMPANY) == 12
     assert found.ok and not found.complete
 
 
@@ -624,7 +627,7 @@ def test_a_second_outage_while_the_checks_run_again_breaks_nothing(
 ) -> None:
     """Four Family B requests answer 500 from the company list on, one is answered, then
     ``second`` more answer 500: the checks asked once more meet a second outage (a 500 to the
-    list check, the next probe's too): they are not checked, said unavailable, never broken,
+    list check, the next probe's too): they are not checked, said not known, never broken,
     and none is asked a third time (the old code broke B.paging.limit and B.paging.page,
     exit 1)."""
     boom = answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
@@ -634,7 +637,7 @@ def test_a_second_outage_while_the_checks_run_again_breaks_nothing(
     assert not [c for c in found.checks if c.verdict == BREAKS], found.table()
     assert checks["B.paging.limit"].verdict == NOT_CHECKED, checks["B.paging.limit"]
     assert checks["B.paging.limit"].observed == (
-        "unavailable (500, again after the wait; the next probe failed too)"
+        "not known (500, again after the wait; the next probe failed too)"
     )
     assert checks["B.paging.page"].verdict == NOT_CHECKED, checks["B.paging.page"]
     assert checks["B.not_found"].verdict == HOLDS  # the service is up again at the end
@@ -703,9 +706,9 @@ def test_a_route_s_500s_the_run_ends_before_asking_again_break_nothing(
     for name in ("B.paging.limit", "B.paging.page"):
         assert checks[name].verdict == NOT_CHECKED, checks[name]
         assert checks[name].observed == (
-            "POST /api/private/v1/companies answered 500 to 2 probes in a row, the family "
-            "answering before; the run ended before that route was asked once more: whether "
-            "it breaks or the service was out is not known"
+            "not known: POST /api/private/v1/companies answered 500 to 2 probes (each again "
+            "after the wait), and the run ended before that route was asked once more after "
+            "the family answered: whether that route breaks or the service was out"
         )
     assert checks["B.profile"].observed == "needs what B.paging.limit would have seen"
     assert found.ok and found.budget_reached and found.requests == 14
@@ -719,7 +722,7 @@ def test_a_route_that_answers_500_breaks_when_run_again_and_the_next_probe_answe
     probe gets 500 again while the page's answers: a lone 500, that route's: it breaks,
     and those needing what it would have seen say "(it broke)"."""
     boom = answer(500, {"error": {"code": "INTERNAL_ERROR", "message": "boom"}})
-    asked: list[int] = []  # the list probes of 1,000: each sent twice (its try), twice
+    asked: list[int] = []  # the list probes of 1,000
     proxy.add(
         COMPANIES,
         boom,
@@ -733,7 +736,9 @@ def test_a_route_that_answers_500_breaks_when_run_again_and_the_next_probe_answe
     assert "500 INTERNAL_ERROR: boom" in checks["B.paging.limit"].observed
     assert checks["B.paging.page"].verdict == HOLDS, checks["B.paging.page"]
     assert checks["B.profile"].observed == "needs what B.paging.limit would have seen (it broke)"
-    assert len(asked) == 4 and not found.ok
+    # each sent twice (its try), three times: first, after the outage, and once more after
+    # the family answered (a 500 is no break on its own)
+    assert len(asked) == 6 and not found.ok
 
 
 def test_checks_the_budget_leaves_no_request_to_run_again_say_so(
@@ -768,7 +773,7 @@ def test_a_500_the_next_probe_gets_too_is_said_unavailable_while_nothing_answers
     checks = by_name(found)
     assert checks["B.paging.limit"].verdict == NOT_CHECKED
     assert checks["B.paging.limit"].observed == (
-        "unavailable (500, again after the wait; the next probe failed too)"
+        "not known (500, again after the wait; the next probe failed too)"
     )
     for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
         assert checks[name].verdict == NOT_CHECKED, checks[name]
@@ -799,9 +804,9 @@ def test_a_list_route_that_always_answers_500_breaks_and_those_needing_it_say_so
     for name in ("B.list_items", "B.timestamps", "B.profile", "B.errors"):
         assert checks[name].observed == broke, checks[name]
     assert checks["B.not_found"].verdict == HOLDS
-    # two probes and their tries, each run once more only; then the list probe once more,
-    # after the family answered, to confirm that route's break
-    assert proxy.count(COMPANIES) == 10
+    # two probes and their tries, each run once more only; then each once more, after the
+    # family answered: the list probe's confirms that route's break
+    assert proxy.count(COMPANIES) == 12
     assert not found.ok and not found.complete
 
 
@@ -824,8 +829,9 @@ def test_a_5xx_asking_a_wait_longer_than_retry_after_max_is_not_judged(
     found = run_doctor(sandbox, proxy)
     seen = by_name(found)[check]
     assert seen.verdict == NOT_CHECKED, seen
+    what = "not known" if status == 500 else "unavailable"  # a 500 is never unavailable
     assert seen.observed == (
-        f"unavailable: the service asked 120 s ({status}, more than retry_after_max)"
+        f"{what}: the service asked 120 s ({status}, more than retry_after_max)"
     )
     assert [c.name for c in found.not_checked] == [check]
     assert found.ok and clock.made == []

@@ -8,14 +8,17 @@ each point it leaves open (the decisions written in docs/sandbox.md). The verdic
 - ``holds``: the service answers as assumed;
 - ``adapted``: it answers another way the client copes with (a clamped ``limit``, another
   label format, another error body ...), and how is said;
-- ``breaks``: the client cannot work with what it saw, and what it saw is said;
+- ``breaks``: the client cannot work with what it saw, and what it saw is said; a 500 that
+  persists is never a break on its own: its route is asked once more after the family
+  answered, and breaks if it answers 500 again (:mod:`dealframe.doctor.waits`);
 - ``not checked``: the service was rate limited or unavailable (a 429, a 5xx) to the probe
   and to the one more try the doctor makes after the wait it asked for (within the client's
   ``retry_after_max``; :mod:`dealframe.doctor.waits`), or its family is held back after a
   rate limit that persisted asking for a long wait: nothing was seen, so nothing is said to
   break, and the checks that need what it would have seen, or what a check that broke did
   not see, are not checked either (:mod:`dealframe.doctor.facts`); and a check whose answers
-  held nothing to judge (``A.time_series`` when no SKU asked came with data: no month seen)
+  held nothing to judge (``A.time_series`` when no SKU asked came with a month: data null,
+  absent, or holding no month)
   is not checked either, said so. The run then did not check everything (``dealframe
   doctor`` exits 2, as when the request budget runs out).
 
@@ -75,6 +78,7 @@ from ..frames.public import (
     time_series_wide,
 )
 from ..frames.schemas import CURRENT_DATA
+from ..notices import reading_answers
 from ..private.aggregate import aggregate_buckets, read_aggregate
 from ..private.api import smaller_page
 from ..private.paging import PAGE_SIZE
@@ -364,15 +368,16 @@ class _Doctor:
         self.accepted: set[str] = set()
         #: A probe to wait out found no request left to send it again: the budget ran out.
         self.spent = False
-        #: Family -> the rows of the checks that broke on a lone 500, or on the 500s of a
-        #: route that may keep answering 500 (:class:`Waits`), what to say of each instead
-        #: should the service look unavailable after all (the family's next probe, on
-        #: another route, failing too), and the run of 500s (``Waits.judged``) it is of.
+        #: Family -> the rows of the checks judged for now on a lone 500, or on the 500s of
+        #: a route that may keep answering 500 (:class:`Waits`), what to say of each instead
+        #: should the service look out after all (the family's next probe, on another
+        #: route, failing too), and the run of 500s (``Waits.judged``) it is of.
         self.judged: dict[str, list[tuple[int, str, list[Judged]]]] = {}
-        #: Family -> the rows of the checks that broke on the 500s of a route whose break is
-        #: not confirmed yet, the family answering since (``Waits.unconfirmed``): settled
-        #: by asking that route once more (:meth:`_settle`).
-        self.unsettled: dict[str, list[int]] = {}
+        #: Family -> the rows of the checks judged on a 500 that persisted (a lone 500, or
+        #: those of a route that may keep answering 500), the family answering since, with
+        #: the run of 500s (``Waits.judged``) each is of: a 500 is never a break on its own,
+        #: so that route is asked once more (:meth:`_settle`) unless its break is confirmed.
+        self.unsettled: dict[str, list[tuple[int, list[Judged]]]] = {}
         #: Family -> the rows of the checks not checked while it looked unavailable (one
         #: judged on a lone 500, those finding it down after, those a 502/503/504 found
         #: unavailable): run once more should a later probe of the family answer
@@ -481,11 +486,11 @@ class _Doctor:
     ) -> tuple[str, str, str | None]:
         """What one check (to be recorded at ``row``) observed, its verdict, and the family
         of the probe the service did not let run (:class:`Limited`), None when it ran. A
-        verdict reached on a lone 500 (a break, or a page 0 "refused"), or on a 500 of a
-        route that may keep answering 500, is noted to be judged again should the service
-        look unavailable after all (a check run once more after an outage too,
-        :meth:`_again`: a second outage then breaks nothing either); one on a route whose
-        break is confirmed says so."""
+        verdict reached on a 500 that persisted (a break, or a page 0 "refused") is for now:
+        noted to be judged again should the service look out after all (a check run once
+        more after an outage too, :meth:`_again`: a second outage then breaks nothing
+        either), else once its route is asked once more (:meth:`_settle`); one on a route
+        whose break is confirmed says so."""
         before = {family: (judged, len(judged)) for family, judged in self.waits.judged.items()}
         limited = None
         try:
@@ -529,8 +534,9 @@ class _Doctor:
         just recorded, ``limited`` (the family whose probe failed too, or found it down, or
         was found unavailable by a 502/503/504), waits with it. Should a later probe of that
         family answer, the service is up after all: they are run once more
-        (:meth:`_again`), each once at most; and a route's break not confirmed yet is
-        settled (:meth:`_settle`)."""
+        (:meth:`_again`), each once at most; and the checks judged on a 500 that
+        persisted, the family's last probe answering since, have their route asked once
+        more (:meth:`_settle`)."""
         row = len(self.found) - 1
         self._confirmed()
         if limited is not None and self.waits.down.get(limited) and row not in self.rerun:
@@ -541,24 +547,20 @@ class _Doctor:
             if self.waits.down.get(family) is False:  # a later probe of the family answered
                 del self.outage[family]
                 self._again(family, rows)
-        for family in list(self.waits.unconfirmed):
-            if self.waits.down.get(family) is not False:
-                continue  # the family's next probe failed: settled by :meth:`_confirmed`
-            if family in self.unsettled:
-                self._settle(family)
-            else:  # none of those checks broke on it: nothing to settle
-                del self.waits.unconfirmed[family]
+        for family in list(self.unsettled):
+            if self.waits.down.get(family) is False and not self.waits.judged.get(family):
+                self._settle(family)  # the family's last probe answered: ask the route
 
     def _confirmed(self) -> None:
         """The checks judged on a 500 whose family's next probe failed too: not checked
-        after all (said as unavailable), and noted to run once more should the family answer
+        after all (said not known), and noted to run once more should the family answer
         again, unless they already did (:attr:`rerun`: each row runs once more at most).
-        Those of a run of 500s the family answered since are judged as they stand, but for
-        a route's break not confirmed yet (``Waits.unconfirmed``): :attr:`unsettled`."""
+        Those of a run of 500s the family answered since are judged as they stand when that
+        route's break is confirmed (``Waits.broken``), else their route is to be asked once
+        more: :attr:`unsettled`."""
         for family, judged in list(self.judged.items()):
             down = self.waits.down.get(family)
             now = self.waits.judged.get(family)
-            pending = self.waits.unconfirmed.get(family)
             kept = []
             for first, said, of in judged:
                 if of is now and down:
@@ -569,8 +571,10 @@ class _Doctor:
                     self._needs(old.name, broke=False)
                 elif of is now:
                     kept.append((first, said, of))  # the family's next probe is yet to come
-                elif of is pending and first not in self.unsettled.get(family, []):
-                    self.unsettled.setdefault(family, []).append(first)
+                elif not self.waits.confirmed(family, of[0].path):  # the family answered since
+                    pending = self.unsettled.setdefault(family, [])
+                    if first not in [row for row, _ in pending]:
+                        pending.append((first, of))
             if kept:
                 self.judged[family] = kept
             else:
@@ -581,16 +585,17 @@ class _Doctor:
         one judged on a lone 500, those that found the family down after it, those a
         502/503/504 found unavailable) are run once more, in their order, each in its own
         row, with the rows needing what they would have seen: what they get now is judged as
-        on the first pass (a lone 500 breaks, unless the family's next probe fails too: a
-        second outage, which leaves them not checked, never breaks; but a 500 of a route
-        that got one before, and the next probe's on that route too, may be that route's
-        break: :meth:`_settle`). Each row runs once more at most (:attr:`rerun`). Within the
+        on the first pass (a 500 that persists is judged for now, its route asked once more
+        once the family answers, :meth:`_settle`, unless the family's next probe fails too:
+        a second outage, which leaves them not checked, never breaks). Each row runs once more at most (:attr:`rerun`). Within the
         request budget and the waits' (:data:`~dealframe.doctor.waits.WAIT_BUDGET`): those
         the request budget leaves are not checked, and say so (the budget then ran out:
         raised once every row is said)."""
         again: set[str] = set()
         spent = False
-        self.waits.answered(family)  # the service answered since: the outage is over
+        if not self.waits.judged.get(family):  # the service answered since: the outage is
+            self.waits.answered(family)  # over (a 500 of the check just run waits for the
+            # next answer of the family, as any other)
         for row in range(min(rows, default=len(self.found)), len(self.found)):
             check = self.found[row]
             if check.verdict != NOT_CHECKED or row in self.rerun:
@@ -603,66 +608,72 @@ class _Doctor:
             raise _Budget()
 
     def _settle(self, family: str) -> None:
-        """A route's break not confirmed yet (``Waits.unconfirmed``: two checks or more in
-        a row got a 500 of a route that got one before), the family answering since: that
-        route is asked once more, the first of those checks run once more. A 500 that
-        persists then confirms it (``Waits.broken``): every one of them breaks, said so
-        (unless the family's next probe fails too: the service then looks unavailable after
-        all, and none of them breaks). An answer says the outage is over: each of them, and
-        the rows needing what they would have seen, are run once more, judged on what they
-        get. Each row is run so once at most (:attr:`settled`); within the request budget, as
-        :meth:`_again`."""
-        judged = self.waits.unconfirmed.pop(family)
-        rows = sorted(self.unsettled.pop(family))
-        path, words = judged[0].path, judged[0].words
-        again, spent, broke = set[str](), False, False
-        for row in range(rows[0], len(self.found)):
+        """The checks judged on a 500 that persisted (:attr:`unsettled`), the family
+        answering since: a 500 is never a break on its own, so the route of each run of
+        them is asked once more, its first check run once more. A 500 that persists then
+        confirms that route's break (``Waits.broken``): it breaks, said so with the route's
+        method, path and status (unless the family's next probe fails too: the service then
+        looks out after all, and it does not); the other checks of that run are run once
+        more too, each judged on what it gets (a 500 of that route: its break, said so; an
+        answer: judged on it). An answer says the outage is over: each of them, and the rows
+        needing what they would have seen, are run once more, judged on what they get. Each
+        row is run so once at most (:attr:`settled`): one whose route was asked so already is
+        not known. Within the request budget, as :meth:`_again`."""
+        pending = dict(sorted(self.unsettled.pop(family)))
+        firsts = {id(of): row for row, of in reversed(list(pending.items()))}
+        again, spent = set[str](), False
+        for row in range(min(pending), len(self.found)):
             check = self.found[row]
-            if broke:  # the route's break confirmed: the other checks of its 500s break
-                if row in rows and check.verdict == BREAKS:
-                    self.found[row] = replace(check, observed=f"{check.observed}; {words}")
-                    now = self.waits.judged.get(family)
-                    if now is not None:  # not checked should the family's next probe fail
-                        self.judged.setdefault(family, []).append((row, judged[0].said, now))
-                continue
+            of = pending.get(row)
             if row in self.settled:
+                if of is not None and not self.waits.confirmed(family, of[0].path):
+                    self._not_known(row, of, "asked once more already")
                 continue
-            if row in rows or (check.verdict == NOT_CHECKED and _needing(check, again)):
-                self.settled.add(row)
-                again.add(check.name)
-                spent = not self._rerun(row) or spent
-                if row == rows[0] and self.found[row].verdict == BREAKS:
-                    now = self.waits.judged.get(family) or []
-                    broke = any(j.path == path for j in now)  # that route's 500 again
-                    if broke:
-                        self.waits.confirm(family, path)
-                        first = self.found[row]
-                        self.found[row] = replace(first, observed=f"{first.observed}; {words}")
+            if of is None and not (check.verdict == NOT_CHECKED and _needing(check, again)):
+                continue
+            self.settled.add(row)
+            again.add(check.name)
+            spent = not self._rerun(row) or spent
+            if of is None or firsts[id(of)] != row:
+                continue
+            path = of[0].path
+            now = self.waits.judged.get(family) or []
+            if any(j.path == path for j in now) and not self.waits.confirmed(family, path):
+                self.waits.confirm(family, path)  # that route's 500 again: its break
+                first = self.found[row]
+                if first.verdict == BREAKS:  # said so (a page 0 "refused" holds on it)
+                    words = f"{first.observed}; {of[0].words}"
+                    self.found[row] = replace(first, observed=words)
         if spent:
             raise _Budget()
 
+    def _not_known(self, row: int, of: Sequence[Judged], why: str) -> None:
+        """The check of ``row``, judged on the run of 500s ``of``, is not checked: whether
+        that route breaks or the service was out is not known (``why``: why its route was
+        not asked once more after the family answered). The checks needing what it would
+        have seen say so without "(it broke)"."""
+        old = self.found[row]
+        said = (
+            f"not known: {of[0].path} answered 500 to {counted(len(of), 'probe')} (each "
+            f"again after the wait), and {why}: whether that route breaks or the service "
+            "was out"
+        )
+        self.found[row] = replace(old, observed=blanked(said), verdict=NOT_CHECKED)
+        self._needs(old.name, broke=False)
+
     def finish(self) -> None:
-        """At the end of the run: the checks that broke on the 500s of a route whose break
-        is not confirmed (the run ended before the family answered and that route was asked
-        once more) are not checked, said so: whether that route or the whole service failed
-        is not known. The checks needing what they would have seen say so without "(it
-        broke)"."""
+        """At the end of the run: the checks judged on a 500 that persisted whose route's
+        break is not confirmed (the run ended before the family answered and that route was
+        asked once more) are not checked, said so: whether that route or the whole service
+        failed is not known. The checks needing what they would have seen say so without
+        "(it broke)"."""
+        self._confirmed()
+        why = "the run ended before that route was asked once more after the family answered"
         for family in {*self.judged, *self.unsettled}:
-            pending = self.waits.unconfirmed.get(family, [])
-            for batch in (self.waits.judged.get(family) or [], pending):
-                if len(batch) < 2 or self.waits.confirmed(family, batch[0].path):
-                    continue  # a lone 500 (judged as it stands), or a confirmed route's break
-                rows = [r for r, _, of in self.judged.get(family, []) if of is batch]
-                rows += self.unsettled.get(family, []) if batch is pending else []
-                said = (
-                    f"{batch[0].path} answered 500 to {len(batch)} probes in a row, the "
-                    "family answering before; the run ended before that route was asked "
-                    "once more: whether it breaks or the service was out is not known"
-                )
-                for row in rows:
-                    old = self.found[row]
-                    self.found[row] = replace(old, observed=blanked(said), verdict=NOT_CHECKED)
-                    self._needs(old.name, broke=False)
+            rows = [(row, of) for row, _, of in self.judged.get(family, [])]
+            for row, of in [*rows, *self.unsettled.get(family, [])]:
+                if not self.waits.confirmed(family, of[0].path):
+                    self._not_known(row, of, why)
 
     def _rerun(self, row: int) -> bool:
         """Run the check of ``row`` once more, in its row; False when the request budget ran
@@ -678,7 +689,7 @@ class _Doctor:
             self.facts.not_supplied(check.name, provides)
             observed, verdict = _NOT_AGAIN, NOT_CHECKED
         self.found[row] = Check(check.name, check.assumption, blanked(observed), verdict)
-        self._confirmed()  # a lone 500 the next probe got too: not checked after all
+        self._confirmed()  # a 500 the next probe got too: not checked after all
         return ran
 
     def _needs(self, name: str, *, broke: bool) -> None:
@@ -798,6 +809,24 @@ def _fields(items: Sequence[Mapping[str, Any]], answer: str) -> tuple[str, str]:
 _CURRENT_SKUS = 20
 
 
+def _monthless(data: Any) -> str:
+    """What a time-series item's ``data`` object holding no monthly value is (``"data {}"``,
+    ``"2 fields, no month"``): nothing to judge months on, as data null; empty when it holds
+    a month or another value (judged by the client's reader), or is no object (judged as
+    such).
+
+    Examples
+    --------
+    >>> _monthless({}), _monthless({"revenue": {}, "ebitda": None}), _monthless({"r": {"2024-01": 1}})
+    ('data {}', '2 fields, no month', '')
+    """
+    if not isinstance(data, Mapping):
+        return ""
+    if not all(v is None or (isinstance(v, Mapping) and not v) for v in data.values()):
+        return ""  # a month, or a value the client's reader judges
+    return "data {}" if not data else f"{counted(len(data), 'field')}, no month"
+
+
 def _rates(
     items: Sequence[Mapping[str, Any]], found: tuple[str, str], said: Findings
 ) -> tuple[str, str]:
@@ -815,7 +844,8 @@ def _rates(
     ['inverted_rate']
     """
     observed, verdict = found
-    frame = adapt_rates(current_frame(items), said)
+    with reading_answers():  # the service's answers (the caller notes what is said of them)
+        frame = adapt_rates(current_frame(items), said)
     seen = frame.attrs["rate_direction"]
     if seen == "not seen":
         seen = "which way it goes not seen (no company with both values at a rate other than 1)"
@@ -988,9 +1018,10 @@ def _family_a_skus(d: _Doctor) -> None:
 
     def series() -> tuple[str, str]:
         endpoint = f"POST {_A}/companies/time-series"
-        # one SKU at a time, the next one asked when the client reads no row of it (data
-        # null or absent): no month seen of any SKU leaves the months not checked
-        skus, empty = list(dict.fromkeys(d.facts["skus"])), list[str]()
+        # one SKU at a time (up to the three seen), the next one asked when the client reads
+        # no row of it (data null or absent) or its data holds no month (``{}``, every
+        # field ``{}`` or null): no month seen of any SKU leaves the months not checked
+        skus, empty, monthless = list(dict.fromkeys(d.facts["skus"])), list[str](), 0
         for sku in skus:
             body = {"skus": [sku]}
             response = d.send("public", "POST", f"{_A}/companies/time-series", json=body)
@@ -1000,11 +1031,23 @@ def _family_a_skus(d: _Doctor) -> None:
             # left out; what it says of them quoted with the values' warnings below
             said = Findings(endpoint)
             items = read_company_items([response], [[sku]], [sku], said, "time_series")
+            if items and len(items) == 1 and _monthless(items[0].get("data")):
+                monthless += 1  # as data null: nothing to judge months on
+                empty.append(f"{sku}: {_monthless(items[0].get('data'))}")
+                continue
             if items or not any(i.get("sku") == sku and i.get("data") is None for i in served):
                 break
             empty.append("; ".join(f.message for f in said))  # the client warns, no rows
         else:
             many = len(skus) > 1
+            if monthless:
+                return (
+                    f"{'none of the ' + str(len(skus)) + ' SKUs' if many else 'not the SKU'} "
+                    f"asked {'(one by one) ' if many else ''}came with monthly values (data "
+                    "null, absent, or with no month), so no month was seen and how months are "
+                    f"keyed is not checked: {'; '.join(empty)}",
+                    NOT_CHECKED,
+                )
             return (
                 f"{'each of the ' + str(len(skus)) + ' SKUs' if many else 'the SKU'} asked "
                 f"{'(one by one) ' if many else ''}came with data null or absent: the client "
@@ -1017,6 +1060,9 @@ def _family_a_skus(d: _Doctor) -> None:
         before = (
             f"{first} came with data null or absent: the client returns no rows for "
             f"{'it' if len(empty) == 1 else 'them'} (attrs['missing_skus']) and warns: "
+            f"{'; '.join(empty)}; the next, {sku}: "
+            if empty and not monthless
+            else f"{first} came with no monthly value (data null, absent, or with no month): "
             f"{'; '.join(empty)}; the next, {sku}: "
             if empty
             else ""
@@ -1460,7 +1506,7 @@ def _read(build: Callable[[Any], Any], items: Sequence[Any]) -> tuple[str | None
     >>> _read(company_profiles_frame, [{"id": _NO_SUCH_ID, "deleted": "false"}])
     (None, ["deleted: booleans written as text or as 0/1 in 1 of 1 values (such as 'false'; id 00000000-0000-4000-8000-000000000000): read as the booleans they say"])
     """
-    with _spelt() as said:
+    with reading_answers(), _spelt() as said:  # the service's answers: never warned of
         try:
             build(items)
         except DealframeError as exc:

@@ -5,7 +5,8 @@ once (the wait the service asked, never less than the client's ``backoff_base``,
 ``retry_after_max``), at the client's own gate (so on the transport's clock; under a key of
 the run's own, so no call of the client's waits for it, nor another run, nor a later run after
 one interrupted), and sent once more. What persists makes the check ``not checked``, never
-``breaks``, except a lone 500 (below):
+``breaks``, except a 500 its route answers again, once asked after the family answered
+(below):
 
 - a rate limit that asks for more than ``retry_after_max`` (the client does not wait it: it
   holds the family), or that persists through the wait and asks again for a long one (more
@@ -16,27 +17,27 @@ one interrupted), and sent once more. What persists makes the check ``not checke
 - a 502, 503 or 504 that persists: the service is unavailable, until a later probe of the
   family answers (the service is up again: the checks that found it unavailable are run once
   more, once only, as after an outage of 500s, below);
-- a 500 that persists is the service's answer to that request, judged by its check (the
-  client raises a ``ServerError`` there on every call), unless the family's next probe fails
-  too: then the service looks unavailable, and that check is said not checked after all
-  (:attr:`Waits.judged`), until a later probe of the family answers (the service is up again:
-  that check, and those that found the family down after it, are run once more, once only,
-  and judged on what they get then as on the first pass: a lone 500 breaks, one the next
-  probe gets too is a second outage, not checked; ``dealframe.doctor.checks``). A
-  deliberately odd probe (an unknown id, an empty list, page 0, a batch of 1,000 names ...)
-  is no exception: its 500 is judged as a lone 500, its 502/503/504 is unavailability;
-- except a route that keeps answering 500 (:func:`route`: the method and the path, ids read
-  as ``{id}``): one that got a 500 which persisted before, the family answering since, and
+- a 500 that persists is never a break on its own (it may be that route's, or the service
+  out for a moment): its check is judged on it for now (:attr:`Waits.judged`), and its
+  route is asked once more (``dealframe.doctor.checks``: its check run once more, once only)
+  after another probe of the family has answered: a 500 again is that route's break
+  (:attr:`Waits.broken`: said with its method, path and status), an answer says the outage
+  was over (judged on that answer). Should the family's next probe fail too, the service
+  looks out: that check is not checked after all, until a later probe of the family answers
+  (then it, and those that found the family down after it, are run once more, once only,
+  and judged as on the first pass). Should the family's probes, or the request budget, end
+  first, it is not checked: "not known", never said unavailable (that is for a 502, 503 or
+  504). A deliberately odd probe (an unknown id, an empty list, page 0, a batch of 1,000
+  names ...) is no exception: its 500 is judged alike, its 502/503/504 is unavailability;
+- a route that keeps answering 500 (:func:`route`: the method and the path, ids read as
+  ``{id}``): one that got a 500 which persisted before, the family answering since, and
   gets one again is not a second outage when the next probe, on the same route, gets a 500
   too: both may be that route's (:attr:`Waits.judged`), unless a probe on another route of
-  the family fails too before the family answers (then the service looks unavailable after
-  all, and none of them breaks). They are not called that route's break yet: the service
-  may have been out again just while that route was asked. Once the family answers, that
-  route is asked once more (:attr:`Waits.unconfirmed`: the first of their checks is run
-  once more, once only): a 500 that persists then is that route's break (:attr:`Waits.broken`:
-  every one of them breaks, said so), an answer says the outage is over (each of them is
-  run once more and judged on what it gets). Only 500s count for this rule: a 502/503/504
-  says the service is unavailable, not that a route fails;
+  the family fails too before the family answers (then the service looks out after all,
+  and none of them breaks). Once the route's break is confirmed, a 500 of that route is
+  judged as its answer, whatever the probes before it got (its checks break, said so);
+  a probe of it that gets another answer is judged on that answer. Only 500s count for
+  this rule: a 502/503/504 says the service is unavailable, not that a route fails;
 - a probe the budget leaves no request to send again, or whose wait is not made (longer
   than ``retry_after_max``, or past :data:`WAIT_BUDGET`), is not checked, whatever it got (a
   5xx too): one answer is not judged on.
@@ -122,11 +123,8 @@ class Judged(NamedTuple):
 
     Examples
     --------
-    >>> lone = Judged("unavailable (500, ...)", "GET /api/private/v1/companies/{id}", False)
-    >>> lone.words
-    ''
-    >>> again = lone._replace(again=True)
-    >>> again.words  # doctest: +NORMALIZE_WHITESPACE
+    >>> lone = Judged("not known: 500 ...", "GET /api/private/v1/companies/{id}", False)
+    >>> lone.words  # doctest: +NORMALIZE_WHITESPACE
     "GET /api/private/v1/companies/{id} answered 500 again, as before, while the family's
     other requests were answered: a break of that route"
     """
@@ -135,15 +133,13 @@ class Judged(NamedTuple):
     said: str
     #: Its route (:func:`route`).
     path: str
-    #: Whether that route got a 5xx that persisted before, the family answering since.
+    #: Whether that route got a 500 that persisted before, the family answering since.
     again: bool
 
     @property
     def words(self) -> str:
         """What its check adds to its break once that route's break is confirmed
-        (:attr:`Waits.broken`): that the route keeps answering 500 (empty for a lone 500)."""
-        if not self.again:
-            return ""
+        (:attr:`Waits.broken`): that the route keeps answering 500."""
         return (
             f"{self.path} answered 500 again, as before, while the family's other requests "
             "were answered: a break of that route"
@@ -165,7 +161,7 @@ def seconds(value: float) -> str:
 
 def _why(response: Response, asked: float | None, why: str) -> str:
     """Why a check is not checked: the status of a 429/5xx (or rate-limit 401/403) answer
-    and the wait asked.
+    and the wait asked. A 500 is never said unavailable: the route, or the service, failed.
 
     Examples
     --------
@@ -174,8 +170,12 @@ def _why(response: Response, asked: float | None, why: str) -> str:
     'rate limited: the service asked 1 s (429, again after the wait)'
     >>> _why(SimpleNamespace(status=503), None, "again after the wait")
     'unavailable (503, again after the wait)'
+    >>> _why(SimpleNamespace(status=500), None, "again after the wait")
+    'not known (500, again after the wait)'
     """
     what = "unavailable" if response.status >= 500 else "rate limited"  # a 429, a 401/403
+    if response.status == 500:  # that route failed, or the service: which is not known
+        what = "not known"
     waited = f": the service asked {seconds(asked)}" if asked is not None else ""
     return f"{what}{waited} ({response.status}, {why})"
 
@@ -207,16 +207,12 @@ class Waits:
         self.held: dict[str, str] = {}
         #: Families whose last probe got a 5xx that persisted.
         self.down: dict[str, bool] = {}
-        #: Families whose last probes got a 500 that persisted, handed back to be judged: a
-        #: lone 500, or those of a route that may keep answering 500 (a list started anew
-        #: for each run of them), what is said of each should the service look unavailable
-        #: after all.
+        #: Families whose last probes got a 500 that persisted, handed back to be judged for
+        #: now: a lone 500, or those of a route that may keep answering 500 (a list started
+        #: anew for each run of them), what is said of each should the service look out
+        #: after all. Dropped once the family answers (:meth:`answered`): then that route is
+        #: asked once more (``dealframe.doctor.checks``), unless its break is confirmed.
         self.judged: dict[str, list[Judged]] = {}
-        #: Families whose last run of 500s was two or more on one route that got a 500
-        #: before (a route break not confirmed yet), the family answering since: that route
-        #: is to be asked once more (``dealframe.doctor.checks`` runs the first of their
-        #: checks once more) before they are called its break.
-        self.unconfirmed: dict[str, list[Judged]] = {}
         #: The routes of each family whose break is confirmed: asked once more after the
         #: family answered, they answered 500 again.
         self.broken: dict[str, set[str]] = {}
@@ -249,13 +245,10 @@ class Waits:
 
     def answered(self, family: str, request: RequestInfo | None = None) -> None:
         """An answer not to wait out (to ``request``, when one was sent): the service is up
-        for ``family``, and that route answers. The last run of 500s is judged as it stands,
-        but for one that may be a route's break, not confirmed yet: that is
-        :attr:`unconfirmed` until its route is asked once more."""
+        for ``family``, and that route answers. The last run of 500s (:attr:`judged`) is
+        over: its route is to be asked once more, unless its break is confirmed."""
         self.down[family] = False
-        judged = self.judged.pop(family, None)
-        if judged and len(judged) > 1 and not self.confirmed(family, judged[0].path):
-            self.unconfirmed[family] = judged
+        self.judged.pop(family, None)
         failed = self.failed.setdefault(family, set())
         failed |= self.failing.pop(family, set())
         if request is not None:
@@ -293,7 +286,13 @@ class Waits:
         if self.waited + wait > WAIT_BUDGET:
             return self._stop(family, response, asked, self._spent(wait))
         if self.say is not None and wait > SAID_AFTER:
-            what = "rate limited" if self.rate_limit(response) else "unavailable"
+            what = (
+                "rate limited"
+                if self.rate_limit(response)
+                else "a server error"
+                if response.status == 500
+                else "unavailable"
+            )
             self.say(
                 f"waiting {seconds(wait)}: {response.request} answered {response.status} "
                 f"({what}{', the wait it asked' if asked is not None else ''}), then sending "
@@ -363,12 +362,20 @@ class Waits:
         again = path in self.failed.get(family, ())
         next_failed = _why(response, asked, f"{why}; the next probe failed too")
         if (
+            response.status == 500
+            and self.confirmed(family, path)
+            and not self.down.get(family, False)
+            and all(j.path == path for j in judged or ())
+        ):  # a 500 of a route whose break is confirmed: its answer
+            self.judged.setdefault(family, []).append(Judged(next_failed, path, True))
+            return response
+        if (
             judged
             and response.status == 500
             and again
             and {(j.path, j.again) for j in judged} == {(path, True)}
         ):  # that route's 500 again, the next probe's too, its other requests answered: its
-            # break, once confirmed (:attr:`unconfirmed`)
+            # break, once confirmed (asked once more after the family answers)
             judged.append(Judged(next_failed, path, True))
             return response
         if response.status == 500:  # only 500s say a route fails (a 502/503/504: unavailable)
@@ -376,6 +383,6 @@ class Waits:
         if self.down.get(family, False) or judged or response.status in _UNAVAILABLE:
             self.down[family] = True  # a second 5xx in a row, or a 502/503/504: unavailable
             raise Limited(said, family)
-        # a lone 500: the client raises it on every such call
+        # a lone 500: judged for now, its route asked once more once the family answers
         self.judged[family] = [Judged(next_failed, path, again)]
         return response

@@ -793,7 +793,8 @@ _WARN_NOTED: ContextVar[list[str] | None] = ContextVar("dealframe_warnings_noted
 @contextlib.contextmanager
 def warnings_noted() -> Iterator[list[str]]:
     """Within it, the other values the readers warn of (empty strings where a number is
-    documented, text that is not a finite number) are not warned of: each line is noted, once,
+    documented, text that is not a finite number), and extra fields given free names
+    (``attrs["extra_names"]``), are not warned of: each line is noted, once,
     in the list yielded, for the caller to say (the doctor quotes them). It holds for the
     current thread or task only, as :func:`numbers_noted` does.
 
@@ -1274,13 +1275,17 @@ def _say_extra_names(frame: pd.DataFrame, labels: dict[Any, Any]) -> None:
     moved = renamed(labels)
     if moved:
         shown = ", ".join(f"{name} ({'.'.join(map(str, sources[name]))})" for name in moved)
-        warnings.warn(
+        said = (
             f"extra fields named as other columns were given free names: {shown}. These "
             "names hold within this call only (another call, whose rows hold other fields, "
-            "may name them otherwise): check attrs['extra_names'] before joining frames",
-            data_warning(),
-            stacklevel=user_stacklevel(),
+            "may name them otherwise): check attrs['extra_names'] before joining frames"
         )
+        noted = _WARN_NOTED.get()
+        if noted is not None:  # noted for the caller to say (:func:`warnings_noted`)
+            if said not in noted:
+                noted.append(said)
+            return
+        warnings.warn(said, data_warning(), stacklevel=user_stacklevel())
 
 
 @checked_keywords
