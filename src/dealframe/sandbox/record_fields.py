@@ -41,8 +41,19 @@ def _integer(value: Any) -> bool:
 
 
 def _number(value: Any) -> bool:
-    """A finite JSON number (a Python int or float, not a bool: numpy's are no JSON)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite JSON number (a Python int or float, not a bool), an int within 64 bits (the
+    columns' integers; past about 1.8e308 a float does not hold it either).
+
+    Examples
+    --------
+    >>> _number(2.5), _number(10**400), _number(float("inf")), _number(True)
+    (True, False, False, False)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if isinstance(value, int):  # math.isfinite of 10**400 raises OverflowError
+        return -(2**63) <= value < 2**63
+    return math.isfinite(value)
 
 
 def _money(value: Any) -> bool:
