@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     via,
 )
 
+from dealframe import ServiceContractWarning
 from dealframe.errors import ServiceContractError
 
 P = "/api/private/v1"
@@ -183,3 +185,33 @@ def test_an_aggregate_counts_the_buckets_returned(direct, via, proxy):
     )
     assert isinstance(o.error, ServiceContractError), repr(o.error)
     assert f"in 1 of {len(ref):,} values" in str(o.error), str(o.error)
+
+
+# ------------------------------------------------------------ 3. the change feed, once
+
+
+def _blank_raised(doc: Any) -> Any:
+    """The first deal of every page holds ``"deal_raised": ""``."""
+    if doc.get("data"):
+        doc["data"][0]["deal_raised"] = ""
+    return doc
+
+
+def test_empty_strings_in_the_feed_are_said_once_per_feed(via, proxy, tmp_path):
+    from dealframe import mirror
+
+    proxy.add(DEALS, edit(_blank_raised), method="POST")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = mirror.sync(
+            via, tmp_path / "m", entities=("deals",), page_size=500, progress=False
+        )["deals"]
+    assert report.requests > 2, "the test needs several pages"
+    said = [str(w.message) for w in caught if "deal_raised" in str(w.message)]
+    assert said == [
+        'the change feed of deals: deal_raised: empty strings "" where a number or null is '
+        "documented: read as null"
+    ], said
+    assert [w.category for w in caught if "deal_raised" in str(w.message)] == [
+        ServiceContractWarning
+    ]
