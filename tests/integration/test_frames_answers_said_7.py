@@ -100,6 +100,24 @@ def test_a_dropped_older_copy_holding_text_is_not_said(via, proxy, how):
     assert "written as text" not in str(strict.error), str(strict.error)
 
 
+def test_the_newer_copy_kept_is_said_in_sorted_batches(direct, via, proxy):
+    """A lookup of more than 1,000 ids with ``sort``: its batches merged into one order, then
+    the repeat dropped; what is said follows the row returned through both."""
+    ids = direct.private.companies()["id"].tolist()
+    if len(ids) <= 1000:
+        pytest.skip("the test needs more companies than one request takes")
+    proxy.add(DEALS, edit(_newer_copy("copy")), method="POST", page=1, times=1)
+    o = outcome(lambda: via.private.deals(target_id=ids, sort="deal_date:desc"))
+    assert o.error is None, repr(o.error)
+    assert "conflicting_rows" in _kinds(o.value)
+    kept = o.value.loc[o.value["updated_at"].dt.year == 2099]
+    assert len(kept) == 1
+    said = _said(o.value)
+    assert len(said) == 1, o.value.attrs["findings"]
+    assert f"in 1 of {len(o.value):,} values" in said[0], said
+    assert f"id {kept['id'].iloc[0]})" in said[0], said
+
+
 # ------------------------------------------------------------ 2. sub-collections, aggregates
 
 
