@@ -79,6 +79,7 @@ __all__ = [
     "blanked",
     "blanked_attrs",
     "dedupe",
+    "dedupe_at",
     "dedupe_items",
     "echoed",
     "identities",
@@ -1377,12 +1378,36 @@ def dedupe(
     >>> [f.kind for f in found]
     ['conflicting_rows']
     """
+    return dedupe_at(frame, key, found, np.arange(len(frame)), newest=newest)[0]
+
+
+def dedupe_at(
+    frame: pd.DataFrame,
+    key: str | Sequence[str],
+    found: Findings,
+    at: np.ndarray,
+    *,
+    newest: str | None = None,
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """:func:`dedupe` of ``frame``, and ``at`` (a value per row: the rows' positions in the
+    frame a call built) cut as its rows are: which copy of a repeat it kept (the newest, or
+    the first), for what is said of the rows returned alone
+    (:func:`~dealframe.frames.said.say_kept`).
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> df = pd.DataFrame({"id": ["a", "b", "a"], "v": [1, 2, 3], "t": [1, 5, 9]})
+    >>> out, at = dedupe_at(df, "id", found, np.arange(3), newest="t")
+    >>> out["v"].tolist(), at.tolist()
+    ([2, 3], [1, 2])
+    """
     kept = rows_deduped(frame, key, found, newest=newest)
     if kept is None:
-        return frame
+        return frame, at
     out = frame.iloc[kept].reset_index(drop=True)
     out.attrs["duplicates_removed"] = int(np.count_nonzero(~kept))
-    return out
+    return out, at[kept]
 
 
 def rows_deduped(

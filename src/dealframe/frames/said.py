@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from dealframe.contract import Findings, shaping_findings
 from dealframe.frames.nested import _is_null
@@ -269,35 +268,28 @@ def _say(
         found.say(kind, name, said.text(name))
 
 
-def rows_kept(before: Sequence[Any], after: Sequence[Any]) -> np.ndarray:
-    """Which rows of a frame (``before``: their ids) a call returns (``after``: the ids of the
-    rows it returns, a subset, in any order): a boolean per row of ``before``. A row of an id
-    is kept when the id is returned (its first row, for an id that came twice); rows without
-    an id, the first as many as ``after`` holds.
+def rows_kept(total: int, at: Sequence[int] | np.ndarray) -> np.ndarray:
+    """Which of the ``total`` rows of a frame a call returns: a boolean per row, True at the
+    positions ``at`` (in any order) of the rows it returns, as the steps that cut the frame
+    (:func:`~dealframe.contract.dedupe_at`: which copy of a repeat is kept, the newest or the
+    first; rows outside the filters, ``limit``) kept them.
 
     Examples
     --------
-    >>> rows_kept(["a", "b", None, "a", None, "c"], ["c", "a", None]).tolist()
+    >>> rows_kept(6, [5, 0, 2]).tolist()
     [True, False, True, False, False, True]
     """
-    ids = pd.Series(list(before), dtype=object)
-    named = ids.map(lambda v: not _is_null(v) and v != "").to_numpy(dtype=bool)
-    returned = [v for v in after if not _is_null(v) and v != ""]
-    kept = named & ids.isin(set(returned)).to_numpy() & ~ids.duplicated().to_numpy()
-    unnamed = np.flatnonzero(~named)[: len(after) - len(returned)]
-    kept[unnamed] = True
+    kept = np.zeros(total, dtype=bool)
+    kept[np.asarray(at, dtype=np.intp)] = True
     return kept
 
 
 def say_kept(
-    found: Findings,
-    later: dict[tuple[str, str], NumbersAsText],
-    before: Sequence[Any],
-    after: Sequence[Any],
+    found: Findings, later: dict[tuple[str, str], NumbersAsText], kept: np.ndarray
 ) -> None:
-    """Say what :func:`rows_said_later` kept back of a frame whose rows' ids were ``before``,
-    of the rows the call returns alone (their ids: ``after``; :func:`rows_kept`): findings of
-    the call (:meth:`~dealframe.contract.Findings.say`).
+    """Say what :func:`rows_said_later` kept back of a frame, of the rows the call returns
+    alone (``kept``: a boolean per row of the frame, :func:`rows_kept`): findings of the call
+    (:meth:`~dealframe.contract.Findings.say`).
 
     Examples
     --------
@@ -305,13 +297,10 @@ def say_kept(
     >>> found = Findings("POST /x")
     >>> with shaping(None, "POST /x", found), rows_said_later() as later:
     ...     say_values("numbers_as_text", "n", ["1", "2", 3.0], [0, 1], ("id", ["a", "b", "c"]))
-    >>> say_kept(found, later, ["a", "b", "c"], ["b", "c"])
+    >>> say_kept(found, later, rows_kept(3, [1, 2]))
     >>> print(found.items[0])
     POST /x: n: numbers written as text in 1 of 2 values (such as '2'; id b): read as numbers
     """
-    if not later:
-        return
-    kept = rows_kept(before, after)
     for (kind, name), said in later.items():
         cut = said.kept(kept)
         labels = None if cut.key is None else (cut.key, cut.marks)

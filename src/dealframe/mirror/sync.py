@@ -26,7 +26,7 @@ from deltalake.exceptions import DeltaError
 from dealframe.arguments import checked_keywords, choice, expanded_path, finite_number, integer_in
 
 from ..errors import ConfigurationError, DealframeError, ValidationError
-from ..frames.normalize import no_offset_text, numbers_noted, offsets_noted
+from ..frames.normalize import no_offset_text, numbers_noted, offsets_noted, warnings_noted
 from ..notices import ServiceContractWarning, user_stacklevel
 from ..transport.paging import interactive, progress_bar
 from .ahead import read_ahead
@@ -645,10 +645,12 @@ def _diverge(said: Said, message: str) -> None:
 
 @contextlib.contextmanager
 def _offsets_said(entity: str, said: Said) -> Iterator[None]:
-    """Timestamps without an offset, and numbers written as text, the block reads (the change
-    feed types them page by page) said once per field of ``entity``, with how many there were,
-    among the sync's warnings: not one warning per page."""
-    with offsets_noted() as noted, numbers_noted() as spelt:
+    """Timestamps without an offset, numbers written as text, and the other values read
+    otherwise than written (empty strings where a number is documented, text that is no
+    finite number; extra fields given free names) the block reads (the change feed types
+    them page by page) said once per field of ``entity``, among the sync's warnings: not one
+    warning per page, each naming its page."""
+    with offsets_noted() as noted, numbers_noted() as spelt, warnings_noted() as other:
         try:
             yield
         finally:
@@ -657,6 +659,8 @@ def _offsets_said(entity: str, said: Said) -> Iterator[None]:
                 said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))
             for name, numbers in spelt.items():
                 text = numbers.text(name)
+                said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))
+            for text in other:
                 said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))
 
 

@@ -19,6 +19,7 @@ import copy
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..contract import (
@@ -36,6 +37,7 @@ from ..contract import (
 )
 from ..errors import ApiError
 from ..frames import private as shape
+from ..frames.said import rows_said_later, say_kept
 from ..transport.refusals import TOO_LARGE
 from .batches import IDS_PER_BATCH, Held
 from .suppression import threshold_said
@@ -304,18 +306,19 @@ def _in_time_order(frame: pd.DataFrame, found: Findings, *, ordered: bool = True
     return out
 
 
-def _deduped(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
+def _deduped(frame: pd.DataFrame, found: Findings) -> tuple[pd.DataFrame, np.ndarray]:
     """``frame`` with one row per bucket (:func:`~dealframe.contract.rows_deduped`), its
-    ``attrs["labels_as_served"]`` cut as its rows are: one label a row."""
+    ``attrs["labels_as_served"]`` cut as its rows are: one label a row; and which rows of
+    ``frame`` it keeps (a boolean per row), for what is said of them alone."""
     kept = rows_deduped(frame, "bucket", found)
     if kept is None:
-        return frame
+        return frame, np.ones(len(frame), dtype=bool)
     labels = frame.attrs.get("labels_as_served")
     out = frame.iloc[kept].reset_index(drop=True)
     out.attrs["duplicates_removed"] = int((~kept).sum())
     if isinstance(labels, list) and len(labels) == len(frame):
         out.attrs["labels_as_served"] = [label for label, k in zip(labels, kept) if k]
-    return out
+    return out, kept
 
 
 def read_aggregate(
@@ -382,7 +385,9 @@ def read_aggregate(
             _threshold_said(meta, found)
     identities(items, "bucket", found)
     missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
-    with shaping(request, endpoint, found):
+    # what the readers say of values is said of the buckets kept alone (not of a repeat
+    # dropped): kept back by row until they are known
+    with shaping(request, endpoint, found), rows_said_later() as later:
         frame = shape.aggregate_frame(items, {"time_bucket": time_bucket, **meta})
     unread = [
         label
@@ -395,7 +400,8 @@ def read_aggregate(
             f"{len(unread)} bucket label(s) could not be read as "
             f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}",
         )
-    frame = _deduped(frame, found)
+    frame, kept = _deduped(frame, found)
+    say_kept(found, later, kept)
     frame = _in_time_order(frame, found, ordered=not _keyed(data))
     method = meta.get("methodology")
     bound = method.get("small_n_threshold") if isinstance(method, Mapping) else None

@@ -32,7 +32,7 @@ from ..arguments import (
 )
 from ..contract import (
     Findings,
-    dedupe,
+    dedupe_at,
     identities,
     keys_present,
     missing_fields,
@@ -57,7 +57,7 @@ from ..errors import (
 from ..field_names import fields_noted
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
-from ..frames.said import rows_said_later, say_kept
+from ..frames.said import rows_kept, rows_said_later, say_kept
 from ..frames.schemas import DEAL_PROFILE_ONLY, PROFILE_FIELDS, ROLES
 from ..notices import (
     MissingDataWarning,
@@ -187,6 +187,20 @@ def _pages_label(ident: str, pages: list[Any]) -> str:
 def _said_once(notes: list[str]) -> str | None:
     """The notes of a call, joined (None when there are none)."""
     return "; ".join(notes) or None
+
+
+#: A column of no service's (a NUL in its name) that carries each row's position through a
+#: step that cuts or orders rows and resets the index (:func:`_carried`).
+_AT = "\x00at"
+
+
+def _carried(
+    step: Callable[[pd.DataFrame], pd.DataFrame], frame: pd.DataFrame, at: np.ndarray
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """``step(frame)``, and ``at`` (a value per row of ``frame``: its position in the frame a
+    call built) cut and ordered as ``step`` cut and ordered the rows."""
+    out = step(frame.assign(**{_AT: at}))
+    return out.drop(columns=_AT), out[_AT].to_numpy()
 
 
 def _why_short(shortfall: int, size: int) -> str:
@@ -909,8 +923,10 @@ class PrivateApi:
         with shaping(info, endpoint, found), rows_said_later() as later:
             frame = shape.list_frame(entity, pages.parts)
         del pages.parts[:]
-        built = frame["id"]  # the rows' ids, for what is said of the rows returned alone
         received = len(frame)
+        # each row's position in the frame built, cut and ordered as the rows are: what is
+        # said of values is said of the rows returned alone (the copy of a repeat kept)
+        at = np.arange(received)
         batches, total, counted, shared = pulled.batches, pulled.total, None, 0
         if pulled.union is not None and batches is not None and sum(batches) == received:
             # a row of several batches (a deal of investors of two batches) is kept once,
@@ -921,6 +937,7 @@ class PrivateApi:
             shared = overlap.shared
             if overlap.later.any():
                 frame = frame.loc[~overlap.later].reset_index(drop=True)
+                at = at[~overlap.later]
                 batches = overlap.kept
         if pulled.union is not None:
             # the union's rows are the batches' totals less their overlap, known only when
@@ -928,14 +945,15 @@ class PrivateApi:
             whole = counted is not None and counted == pulled.expected
             total = total - shared if whole and total is not None else None
         if sort is not None and batches is not None and len(batches) > 1:
-            frame = merge_batches(frame, batches, sort, found)
+            frame, at = _carried(lambda f: merge_batches(f, batches, sort, found), frame, at)
         absent = missing_fields(pages.keys, entity, found, n_items=received)
-        frame = dedupe(frame, "id", found, newest="updated_at")
+        frame, at = dedupe_at(frame, "id", found, at, newest="updated_at")
         duplicates = received - shared - len(frame)
         arrived = len(frame)
-        frame = drop_outside(frame, wire, schema, found)
+        frame, at = _carried(lambda f: drop_outside(f, wire, schema, found), frame, at)
         if pulled.looked_up is None and limit is not None and len(frame) > limit:
             frame = frame.iloc[:limit].reset_index(drop=True)  # the last page may overshoot
+            at = at[:limit]
         # rows that arrived, before any were dropped as outside the filters (of a union's
         # batches: those of each batch, up to what was asked of it)
         distinct = (
@@ -951,9 +969,10 @@ class PrivateApi:
             missing = [i for i in pulled.looked_up if i not in returned]
             if sort is None:  # without a sort, rows follow the ids asked for
                 order = {i: n for n, i in enumerate(id_values(wire["id"]) or [])}
-                frame = frame.iloc[frame["id"].map(order).argsort(kind="stable")]
-            frame = frame.iloc[:limit].reset_index(drop=True)
-        say_kept(found, later, built, frame["id"])
+                sorted_at = frame["id"].map(order).argsort(kind="stable").to_numpy()
+                frame, at = frame.iloc[sorted_at], at[sorted_at]
+            frame, at = frame.iloc[:limit].reset_index(drop=True), at[:limit]
+        say_kept(found, later, rows_kept(received, at))
         # of the rows returned: a null cut away by ``limit`` is not the user's to look for
         null_fields(frame, entity, found, missing=absent)
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
@@ -1133,9 +1152,9 @@ class PrivateApi:
         with shaping(response.request, endpoint, found), rows_said_later() as later:
             frame = shape.list_frame(entity, [shape.list_page_columns(entity, read.items)])
         missing_fields(keys_present(read.items), entity, found, n_items=len(read.items))
-        built = frame["id"]
-        frame = dedupe(frame, "id", found, newest="updated_at")
-        say_kept(found, later, built, frame["id"])  # of the rows returned alone
+        built = len(frame)
+        frame, at = dedupe_at(frame, "id", found, np.arange(built), newest="updated_at")
+        say_kept(found, later, rows_kept(built, at))  # of the rows returned alone (the copy kept)
         if read.page is not None and read.page != page:
             found.add("wrong_page", f"asked for page {page}, meta.page says {read.page}")
         attach(
@@ -2014,14 +2033,21 @@ class PrivateApi:
             keys |= pages.keys
             rows = [item for part in pages.parts for item in part]
             items += [{**row, parent: ident} for row in (rows[:limit] if limit else rows)]
-        with shaping(
-            RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}/{name}", "private"), endpoint, found
+        # what the readers say of values is said of the rows returned alone (not of a repeat
+        # dropped): kept back by row until they are known
+        with (
+            shaping(
+                RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}/{name}", "private"), endpoint, found
+            ),
+            rows_said_later() as later,
         ):
             frame = build(items)
         column = frame.pop(parent) if parent in frame else pd.Series([], dtype="str")
         frame.insert(0, parent, pd.array(column, dtype="str"))
         absent = missing_fields(keys, answer, found, n_items=len(items))
-        frame = dedupe(frame, [parent, "id"], found)
+        built = len(frame)
+        frame, at = dedupe_at(frame, [parent, "id"], found, np.arange(built))
+        say_kept(found, later, rows_kept(built, at))
         null_fields(frame, answer, found, missing=absent)
         outside_vocabulary(frame, "role", ROLES, found)  # after any case or spacing is undone
         totals = [pages.total for _, pages in pulled]
