@@ -169,8 +169,13 @@ def _describe(schema: JSON) -> str:
     elif kind == "array":
         said = f"an array of {_describe(schema['items'])}s".replace(" or nulls", "")
     elif kind == "object":
-        parts = ", ".join(f"{k}: {_describe(v)}" for k, v in schema.get("properties", {}).items())
-        said = "an object with exactly {" + parts + "}"
+        kinds = {k: _describe(v) for k, v in schema.get("properties", {}).items()}
+        if len(set(kinds.values())) == 1:  # the same for every key: said once
+            said = f"an object with exactly the keys {{{', '.join(kinds)}}}, each "
+            said += next(iter(kinds.values()))
+        else:
+            said = "an object with exactly {" + ", ".join(f"{k}: {v}" for k, v in kinds.items())
+            said += "}"
     else:
         said = "a JSON value"
     return said + (" or null" if schema.get("nullable") else "")
