@@ -230,9 +230,9 @@ def test_every_public_method_of_changes_and_sandbox_names_an_unknown_keyword(sb:
 @pytest.mark.parametrize(
     ("change", "said"),
     [
-        (lambda d: d.update(id="zzz"), "a record keeps its id"),
-        (lambda d: d.update(deal_type=None), "holds no nulls"),
-        (lambda d: d.pop("deal_type"), "no 'deal_type'"),
+        (lambda d: d.update(id="zzz"), "id: must be a UUID string"),
+        (lambda d: d.update(deal_type=None), "deal_type: must be one of"),
+        (lambda d: d.pop("deal_type"), "deal_type: must be kept"),
     ],
     ids=["id changed", "null", "removed"],
 )

@@ -75,6 +75,13 @@ class _Misfit(Exception):
     (:func:`~.record_fields.misfit`)."""
 
 
+class _Removed:
+    """The value of a field an edit removed, as its refusal shows it."""
+
+    def __repr__(self) -> str:
+        return "nothing (the field was removed)"
+
+
 def _refused(
     argument: str, expected: str, got: Any, problem: str | None = None
 ) -> ChangeInputError:
@@ -484,7 +491,7 @@ class Changes:
 
     def _check_fields(self, entity: str, record: dict, fields: list[str]) -> None:
         """Raise :class:`_Misfit` for the first field of ``record`` not of the document's
-        type, ``KeyError`` for one of ``fields`` it no longer has."""
+        type, or for one of ``fields`` it no longer has."""
         orgs = self.state.private.orgs
         companies = orgs.columns["is_company"]
         found = misfit(entity, record, lambda row: row < len(orgs) and bool(companies[row]))
@@ -492,7 +499,9 @@ class Changes:
             raise _Misfit(*found)
         removed = [field for field in fields if field not in record]
         if removed:
-            raise KeyError(removed[0])
+            raise _Misfit(
+                removed[0], "kept (an edit may change a field, not remove it)", _Removed()
+            )
 
     def _update(self, entity: str, n: int, stamp: str) -> list[str]:
         deleted = self._store(entity).columns["deleted"]
