@@ -503,3 +503,65 @@ def test_a_time_series_item_with_no_month_is_passed_over_for_the_next_sku(
     ), check
     assert "monthly values keyed YYYY-MM" in check.observed and "0 monthly" not in check.observed
     assert ran.ok and ran.complete
+
+
+# -- 6. a lone 500 to the first of two probes of one check is no break on its own -------------
+
+
+@pytest.mark.parametrize(("family", "prefix"), [("A", "^/api/v"), ("B", "^/api/private/")])
+def test_a_lone_500_to_the_no_header_probe_asks_the_route_once_more(
+    sandbox: Any,
+    proxy: Proxy,
+    clock: ListedClock,
+    cli: None,
+    capsys: pytest.CaptureFixture[str],
+    family: str,
+    prefix: str,
+) -> None:
+    """The family answers 500 to its first two requests only (the auth check's no-header
+    probe and its one more try), then its wrong-key probe is answered: a 500 is never a
+    break on its own, so the auth check is run once more after the family answered, and
+    holds on the 401 it then gets, exit 0 (the old code broke it on the lone 500, exit 1,
+    its route never asked again)."""
+    proxy.add(prefix, answer(500), when=_first(2))
+    found = run_doctor(sandbox, proxy, family=family)
+    check = by_name(found)[f"{family}.auth"]
+    assert check.verdict == HOLDS, check
+    assert check.observed.startswith("no header: 401"), check
+    assert found.ok, [c for c in found.checks if c.verdict == BREAKS]
+    proxy.reset()
+    proxy.add(prefix, answer(500), when=_first(2))
+    capsys.readouterr()
+    assert main(["doctor", "--family", family]) == 0
+    out = capsys.readouterr().out
+    assert f"{family}.auth" in out and "no header: 500" not in out
+
+
+def test_a_lone_500_to_the_no_header_probe_is_not_known_when_the_run_ends_first(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """As above, with the request budget ending with the auth check's probes: its route is
+    not asked once more (the budget ran out first), so the auth check is not checked,
+    never a break."""
+    proxy.add("^/api/private/", answer(500), when=_first(2))
+    found = run_doctor(sandbox, proxy, family="B", max_requests=3)
+    check = by_name(found)["B.auth"]
+    assert check.verdict == NOT_CHECKED, check
+    assert "budget ran out" in check.observed, check
+    assert not [c for c in found.checks if c.verdict == BREAKS]
+
+
+def test_a_lone_500_to_the_no_header_probe_again_when_asked_once_more_breaks_naming_it(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """As above, the no-header probe answering 500 again (and its one more try) when the
+    auth check is run once more, its wrong-key probe answered: that route's break,
+    confirmed, said with its method, path and status."""
+    seen = itertools.count(1)
+    proxy.add("^/api/private/", answer(500), when=lambda ex: next(seen) in (1, 2, 4, 5))
+    found = run_doctor(sandbox, proxy, family="B")
+    check = by_name(found)["B.auth"]
+    assert check.verdict == BREAKS, check
+    assert check.observed.startswith("no header: 500"), check
+    assert "answered 500 again, as before" in check.observed, check
+    assert not found.ok
