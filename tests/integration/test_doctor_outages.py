@@ -26,6 +26,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Action,
     Exchange,
     Proxy,
+    edit,
     fresh_rules,
     items_edit,
     no_hang,
@@ -166,6 +167,32 @@ def _no_months(how: str, only: Sequence[str] | None = None) -> Action:
             item["data"] = {name: {} if how == "fields" else None for name in data}
 
     return items_edit(change, "no_months")
+
+
+def _one_company(doc: Any) -> Any:
+    """A search page cut to its first company, its count saying so."""
+    if isinstance(doc, dict) and isinstance(doc.get("data"), list):
+        doc["data"] = doc["data"][:1]
+        if isinstance(doc.get("meta"), dict) and "count" in doc["meta"]:
+            doc["meta"]["count"] = 1
+    return doc
+
+
+def test_a_time_series_with_no_month_for_the_one_sku_asked_says_so_in_plain_words(
+    sandbox: Any, proxy: Proxy
+) -> None:
+    """The search finds one company, its time series served with ``data: {}``: the row
+    says the SKU asked came with no monthly values (the old code said "not the SKU asked
+    came with monthly values")."""
+    proxy.add(SEARCH, edit(_one_company, "one_company"))
+    proxy.add(SERIES, _no_months("empty"))
+    check = by_name(run_doctor(sandbox, proxy, family="A"))["A.time_series"]
+    assert check.verdict == NOT_CHECKED, check
+    assert check.observed.startswith(
+        "the SKU asked came with no monthly values (data null, absent, or with no month), so "
+        "no month was seen and how months are keyed is not checked: "
+    ), check
+    assert proxy.count(SERIES) == 1
 
 
 @pytest.mark.parametrize("how", ["empty", "fields", "nulls"])
@@ -565,3 +592,17 @@ def test_a_lone_500_to_the_no_header_probe_again_when_asked_once_more_breaks_nam
     assert check.observed.startswith("no header: 500"), check
     assert "answered 500 again, as before" in check.observed, check
     assert not found.ok
+
+
+def test_a_500_after_a_500_says_why_it_is_not_known(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """Both auth probes of Family B answer 500 (each again after the wait), and the run
+    ends there: the row says why it is not known, the probe before failing too, as the
+    docs quote it (the old code said only "not known (500, again after the wait)")."""
+    proxy.add("^/api/private/", answer(500), when=_first(4))
+    check = by_name(run_doctor(sandbox, proxy, family="B", max_requests=4))["B.auth"]
+    assert check.verdict == NOT_CHECKED, check
+    assert check.observed == (
+        "not known (500, again after the wait; the probe before failed too)"
+    ), check

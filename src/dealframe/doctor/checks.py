@@ -1060,10 +1060,10 @@ def _family_a_skus(d: _Doctor) -> None:
             many = len(skus) > 1
             if monthless:
                 return (
-                    f"{'none of the ' + str(len(skus)) + ' SKUs' if many else 'not the SKU'} "
-                    f"asked {'(one by one) ' if many else ''}came with monthly values (data "
-                    "null, absent, or with no month), so no month was seen and how months are "
-                    f"keyed is not checked: {'; '.join(empty)}",
+                    f"{'none of the ' + str(len(skus)) + ' SKUs' if many else 'the SKU'} "
+                    f"asked {'(one by one) came with' if many else 'came with no'} monthly "
+                    "values (data null, absent, or with no month), so no month was seen and "
+                    f"how months are keyed is not checked: {'; '.join(empty)}",
                     NOT_CHECKED,
                 )
             return (

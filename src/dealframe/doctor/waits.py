@@ -386,6 +386,8 @@ class Waits:
             self.failing.setdefault(family, set()).add(path)
         if self.down.get(family, False) or judged or response.status in _UNAVAILABLE:
             self.down[family] = True  # a second 5xx in a row, or a 502/503/504: unavailable
+            if response.status == 500:  # not known why: the family's probe before failed too
+                said = _why(response, asked, f"{why}; the probe before failed too")
             raise Limited(said, family)
         # a lone 500: judged for now, its route asked once more once the family answers
         self._open(family, new=True).append(Judged(next_failed, path, again))
