@@ -26,6 +26,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Action,
     Exchange,
     Proxy,
+    edit,
     fresh_rules,
     items_edit,
     no_hang,
@@ -166,6 +167,32 @@ def _no_months(how: str, only: Sequence[str] | None = None) -> Action:
             item["data"] = {name: {} if how == "fields" else None for name in data}
 
     return items_edit(change, "no_months")
+
+
+def _one_company(doc: Any) -> Any:
+    """A search page cut to its first company, its count saying so."""
+    if isinstance(doc, dict) and isinstance(doc.get("data"), list):
+        doc["data"] = doc["data"][:1]
+        if isinstance(doc.get("meta"), dict) and "count" in doc["meta"]:
+            doc["meta"]["count"] = 1
+    return doc
+
+
+def test_a_time_series_with_no_month_for_the_one_sku_asked_says_so_in_plain_words(
+    sandbox: Any, proxy: Proxy
+) -> None:
+    """The search finds one company, its time series served with ``data: {}``: the row
+    says the SKU asked came with no monthly values (the old code said "not the SKU asked
+    came with monthly values")."""
+    proxy.add(SEARCH, edit(_one_company, "one_company"))
+    proxy.add(SERIES, _no_months("empty"))
+    check = by_name(run_doctor(sandbox, proxy, family="A"))["A.time_series"]
+    assert check.verdict == NOT_CHECKED, check
+    assert check.observed.startswith(
+        "the SKU asked came with no monthly values (data null, absent, or with no month), so "
+        "no month was seen and how months are keyed is not checked: "
+    ), check
+    assert proxy.count(SERIES) == 1
 
 
 @pytest.mark.parametrize("how", ["empty", "fields", "nulls"])
@@ -503,3 +530,79 @@ def test_a_time_series_item_with_no_month_is_passed_over_for_the_next_sku(
     ), check
     assert "monthly values keyed YYYY-MM" in check.observed and "0 monthly" not in check.observed
     assert ran.ok and ran.complete
+
+
+# -- 6. a lone 500 to the first of two probes of one check is no break on its own -------------
+
+
+@pytest.mark.parametrize(("family", "prefix"), [("A", "^/api/v"), ("B", "^/api/private/")])
+def test_a_lone_500_to_the_no_header_probe_asks_the_route_once_more(
+    sandbox: Any,
+    proxy: Proxy,
+    clock: ListedClock,
+    cli: None,
+    capsys: pytest.CaptureFixture[str],
+    family: str,
+    prefix: str,
+) -> None:
+    """The family answers 500 to its first two requests only (the auth check's no-header
+    probe and its one more try), then its wrong-key probe is answered: a 500 is never a
+    break on its own, so the auth check is run once more after the family answered, and
+    holds on the 401 it then gets, exit 0 (the old code broke it on the lone 500, exit 1,
+    its route never asked again)."""
+    proxy.add(prefix, answer(500), when=_first(2))
+    found = run_doctor(sandbox, proxy, family=family)
+    check = by_name(found)[f"{family}.auth"]
+    assert check.verdict == HOLDS, check
+    assert check.observed.startswith("no header: 401"), check
+    assert found.ok, [c for c in found.checks if c.verdict == BREAKS]
+    proxy.reset()
+    proxy.add(prefix, answer(500), when=_first(2))
+    capsys.readouterr()
+    assert main(["doctor", "--family", family]) == 0
+    out = capsys.readouterr().out
+    assert f"{family}.auth" in out and "no header: 500" not in out
+
+
+def test_a_lone_500_to_the_no_header_probe_is_not_known_when_the_run_ends_first(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """As above, with the request budget ending with the auth check's probes: its route is
+    not asked once more (the budget ran out first), so the auth check is not checked,
+    never a break."""
+    proxy.add("^/api/private/", answer(500), when=_first(2))
+    found = run_doctor(sandbox, proxy, family="B", max_requests=3)
+    check = by_name(found)["B.auth"]
+    assert check.verdict == NOT_CHECKED, check
+    assert "budget ran out" in check.observed, check
+    assert not [c for c in found.checks if c.verdict == BREAKS]
+
+
+def test_a_lone_500_to_the_no_header_probe_again_when_asked_once_more_breaks_naming_it(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """As above, the no-header probe answering 500 again (and its one more try) when the
+    auth check is run once more, its wrong-key probe answered: that route's break,
+    confirmed, said with its method, path and status."""
+    seen = itertools.count(1)
+    proxy.add("^/api/private/", answer(500), when=lambda ex: next(seen) in (1, 2, 4, 5))
+    found = run_doctor(sandbox, proxy, family="B")
+    check = by_name(found)["B.auth"]
+    assert check.verdict == BREAKS, check
+    assert check.observed.startswith("no header: 500"), check
+    assert "answered 500 again, as before" in check.observed, check
+    assert not found.ok
+
+
+def test_a_500_after_a_500_says_why_it_is_not_known(
+    sandbox: Any, proxy: Proxy, clock: ListedClock
+) -> None:
+    """Both auth probes of Family B answer 500 (each again after the wait), and the run
+    ends there: the row says why it is not known, the probe before failing too, as the
+    docs quote it (the old code said only "not known (500, again after the wait)")."""
+    proxy.add("^/api/private/", answer(500), when=_first(4))
+    check = by_name(run_doctor(sandbox, proxy, family="B", max_requests=4))["B.auth"]
+    assert check.verdict == NOT_CHECKED, check
+    assert check.observed == (
+        "not known (500, again after the wait; the probe before failed too)"
+    ), check

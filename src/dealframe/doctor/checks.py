@@ -492,6 +492,7 @@ class _Doctor:
         either), else once its route is asked once more (:meth:`_settle`); one on a route
         whose break is confirmed says so."""
         before = {family: (judged, len(judged)) for family, judged in self.waits.judged.items()}
+        opened = len(self.waits.opened)
         limited = None
         try:
             observed, verdict = probe()
@@ -525,7 +526,22 @@ class _Doctor:
                     words = [j.words for j in new if self.waits.confirmed(family, j.path)]
                     if words and verdict == BREAKS:  # a confirmed route's break: said so
                         observed = f"{observed}; {words[0]}"
+            self._over(row, self.waits.opened[opened:])
         return observed, verdict, limited
+
+    def _over(self, row: int, opened: Sequence[tuple[str, list[Judged]]]) -> None:
+        """The runs of 500s ``opened`` by the check of ``row`` that the family answered before
+        the check ended (a probe of it after the 500s: the run is no longer in
+        ``Waits.judged``): a 500 is never a break on its own, so their route is to be asked
+        once more (:attr:`unsettled`), unless its break is confirmed, or the check is being
+        run to settle it (:meth:`_settle` judges what it gets)."""
+        for family, run in opened:
+            if self.waits.judged.get(family) is run or row in self.settled:
+                continue  # still open: judged with the family's next probe (:meth:`_confirmed`)
+            if run and not self.waits.confirmed(family, run[0].path):
+                pending = self.unsettled.setdefault(family, [])
+                if row not in [r for r, _ in pending]:
+                    pending.append((row, run))
 
     def _unavailable(self, limited: str | None) -> None:
         """A check judged on a 500 whose family's next probe failed too: the service
@@ -633,11 +649,13 @@ class _Doctor:
                 continue
             self.settled.add(row)
             again.add(check.name)
+            opened = len(self.waits.opened)
             spent = not self._rerun(row) or spent
             if of is None or firsts[id(of)] != row:
                 continue
             path = of[0].path
-            now = self.waits.judged.get(family) or []
+            now = [*(self.waits.judged.get(family) or [])]  # and a run over within the check:
+            now += [j for f, run in self.waits.opened[opened:] if f == family for j in run]
             if any(j.path == path for j in now) and not self.waits.confirmed(family, path):
                 self.waits.confirm(family, path)  # that route's 500 again: its break
                 first = self.found[row]
@@ -1042,10 +1060,10 @@ def _family_a_skus(d: _Doctor) -> None:
             many = len(skus) > 1
             if monthless:
                 return (
-                    f"{'none of the ' + str(len(skus)) + ' SKUs' if many else 'not the SKU'} "
-                    f"asked {'(one by one) ' if many else ''}came with monthly values (data "
-                    "null, absent, or with no month), so no month was seen and how months are "
-                    f"keyed is not checked: {'; '.join(empty)}",
+                    f"{'none of the ' + str(len(skus)) + ' SKUs' if many else 'the SKU'} "
+                    f"asked {'(one by one) came with' if many else 'came with no'} monthly "
+                    "values (data null, absent, or with no month), so no month was seen and "
+                    f"how months are keyed is not checked: {'; '.join(empty)}",
                     NOT_CHECKED,
                 )
             return (

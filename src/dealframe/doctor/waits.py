@@ -221,6 +221,10 @@ class Waits:
         #: since): a route in both keeps answering 500.
         self.failing: dict[str, set[str]] = {}
         self.failed: dict[str, set[str]] = {}
+        #: Every run of 500s opened in this run, in order, with its family: a check that
+        #: opens one and gets an answer of the family before it ends (a run over within the
+        #: check, so no longer in :attr:`judged`) still has its route asked once more.
+        self.opened: list[tuple[str, list[Judged]]] = []
         #: Seconds waited in this run, and whether a wait past :data:`WAIT_BUDGET` was said.
         self.waited = 0.0
         self.spent = False
@@ -367,7 +371,7 @@ class Waits:
             and not self.down.get(family, False)
             and all(j.path == path for j in judged or ())
         ):  # a 500 of a route whose break is confirmed: its answer
-            self.judged.setdefault(family, []).append(Judged(next_failed, path, True))
+            self._open(family).append(Judged(next_failed, path, True))
             return response
         if (
             judged
@@ -382,7 +386,17 @@ class Waits:
             self.failing.setdefault(family, set()).add(path)
         if self.down.get(family, False) or judged or response.status in _UNAVAILABLE:
             self.down[family] = True  # a second 5xx in a row, or a 502/503/504: unavailable
+            if response.status == 500:  # not known why: the family's probe before failed too
+                said = _why(response, asked, f"{why}; the probe before failed too")
             raise Limited(said, family)
         # a lone 500: judged for now, its route asked once more once the family answers
-        self.judged[family] = [Judged(next_failed, path, again)]
+        self._open(family, new=True).append(Judged(next_failed, path, again))
         return response
+
+    def _open(self, family: str, *, new: bool = False) -> list[Judged]:
+        """The run of 500s of ``family`` (:attr:`judged`), a new one when none is open (or
+        ``new``), noted in :attr:`opened`."""
+        if new or family not in self.judged:
+            self.judged[family] = []
+            self.opened.append((family, self.judged[family]))
+        return self.judged[family]
