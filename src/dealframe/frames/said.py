@@ -87,6 +87,8 @@ class NumbersAsText:
     rows: list[int] = field(default_factory=list, repr=False)
     values: list[Any] = field(default_factory=list, repr=False)
     marks: list[str | None] = field(default_factory=list, repr=False)
+    #: the labels not shown, each once (``more`` counts them: a label of many rows is one)
+    others: set[str] = field(default_factory=set, repr=False)
 
     @classmethod
     def of(cls, kind: str) -> NumbersAsText:
@@ -124,8 +126,9 @@ class NumbersAsText:
                 if len(seen) < _LABELS_SHOWN:
                     seen[mark] = None
                 else:
-                    self.more += 1
+                    self.others.add(mark)
         self.labels = list(seen)
+        self.more = len(self.others)
 
     def kept(self, kept: np.ndarray) -> NumbersAsText:
         """This record of the rows ``kept`` holds True for alone (a boolean per value counted,
@@ -137,6 +140,10 @@ class NumbersAsText:
         >>> said.add(["1", "2", 3.0], [0, 1], ("id", ["a", "b", "c"]))
         >>> said.kept(np.array([False, True, True])).text("n")
         "n: numbers written as text in 1 of 2 values (such as '2'; id b): read as numbers"
+        >>> many = NumbersAsText()
+        >>> many.add(["1"] * 12, range(12), ("sku", list("abcdef") * 2))
+        >>> many.text("x").split("; ")[1]
+        'sku a, b, c, d, e and 1 more): read as numbers'
         """
         out = NumbersAsText.of(self.kind)
         at = [n for n, row in enumerate(self.rows) if row < len(kept) and kept[row]]
