@@ -595,6 +595,15 @@ class Api:
 # ------------------------------------------------------------------ ground truth from the raw dataset
 
 
+def first_items(sandbox: Any, entity: str, limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` items of the list of ``entity`` as the sandbox writes them, read
+    with plain requests (what a user holds after reading the JSON themselves)."""
+    body = {"filters": {}, "limit": limit, "page": 1}
+    items = Api(sandbox.url, sandbox.private_key).ok_post(f"/{entity}", body)["data"]
+    assert len(items) == limit
+    return items
+
+
 def _participant(p: dict) -> dict:
     return {k: p[k] for k in PARTICIPANT_FIELDS}
 

@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-import requests
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -40,6 +39,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     proxy,
     via,
 )
+from _private_api import first_items
 
 from dealframe import DealframeWarning, ServiceContractWarning
 from dealframe.errors import ServiceContractError
@@ -52,26 +52,11 @@ PROFILE = f"^{P}/companies/[^/]+$"
 CURRENT = "^/api/v2/companies/current$"
 
 
-def _items(sandbox: Any, entity: str, limit: int) -> list[dict[str, Any]]:
-    """The first ``limit`` items of the list of ``entity`` as the sandbox writes them, read
-    with plain requests (what a user holds after reading the JSON themselves)."""
-    answer = requests.post(
-        f"{sandbox.url}{P}/{entity}",
-        json={"filters": {}, "limit": limit, "page": 1},
-        headers={"Authorization": f"Bearer {sandbox.private_key}"},
-        timeout=60,
-    )
-    answer.raise_for_status()
-    items = answer.json()["data"]
-    assert len(items) == limit
-    return items
-
-
 # ---------------------------------------------------------------- numpy values in user items
 
 
 def test_numpy_numbers_and_booleans_in_items_a_user_built_are_numbers_and_booleans(sandbox):
-    items = _items(sandbox, "companies", 4)
+    items = first_items(sandbox, "companies", 4)
     for i, item in enumerate(items):
         item["score"] = np.float64(i + 0.5)
         item["rank"] = np.int64(i)
@@ -89,7 +74,7 @@ def test_numpy_numbers_and_booleans_in_items_a_user_built_are_numbers_and_boolea
 
 
 def test_numpy_numbers_in_a_user_built_deal_and_its_target_are_numbers(sandbox):
-    items = _items(sandbox, "transactions", 3)
+    items = first_items(sandbox, "transactions", 3)
     for i, item in enumerate(items):
         item["weight"] = np.float64(i)
         item["target"] = {**item["target"], "employees": np.int64(10 * i)}
@@ -107,7 +92,7 @@ def _renamed(said: list[warnings.WarningMessage]) -> list[warnings.WarningMessag
 
 
 def test_a_renamed_extra_of_user_items_is_said_as_the_users_data_not_the_services(sandbox):
-    items = _items(sandbox, "transactions", 3)
+    items = first_items(sandbox, "transactions", 3)
     for item in items:
         item["target_7"] = "top"
         item["target"] = {**item["target"], "7": "nested"}
@@ -253,7 +238,7 @@ def test_numbers_written_as_text_raise_under_strict_as_every_finding(via, proxy)
 
 def test_numbers_written_as_text_in_user_items_are_still_said(sandbox):
     """No call, no findings to record them in: the frame builders given items warn."""
-    items = _items(sandbox, "transactions", 2)
+    items = first_items(sandbox, "transactions", 2)
     items[0]["deal_valuation"] = "12.5"
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")

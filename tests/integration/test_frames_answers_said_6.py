@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-import requests
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -41,6 +40,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     proxy,
     via,
 )
+from _private_api import first_items
 
 from dealframe import DealframeWarning, ServiceContractWarning
 from dealframe.errors import ServiceContractError, ValidationError
@@ -50,21 +50,6 @@ P = "/api/private/v1"
 AGGREGATE = f"^{P}/transactions/aggregate$"
 DEALS = f"^{P}/transactions$"
 DEAL = f"^{P}/transactions/[^/]+$"
-
-
-def _items(sandbox: Any, entity: str, limit: int) -> list[dict[str, Any]]:
-    """The first ``limit`` items of the list of ``entity`` as the sandbox writes them, read
-    with plain requests (what a user holds after reading the JSON themselves)."""
-    answer = requests.post(
-        f"{sandbox.url}{P}/{entity}",
-        json={"filters": {}, "limit": limit, "page": 1},
-        headers={"Authorization": f"Bearer {sandbox.private_key}"},
-        timeout=60,
-    )
-    answer.raise_for_status()
-    items = answer.json()["data"]
-    assert len(items) == limit
-    return items
 
 
 def _kinds(frame: pd.DataFrame) -> list[str]:
@@ -230,7 +215,7 @@ def test_blanks_infinity_and_stamps_without_offset_raise_under_strict(via, proxy
 
 
 def test_what_is_said_of_user_items_is_a_dealframe_warning_exactly(sandbox):
-    items = _items(sandbox, "transactions", 4)
+    items = first_items(sandbox, "transactions", 4)
     items[0]["deal_valuation"] = "12.5"
     items[1]["deal_valuation"] = ""
     items[2]["deal_valuation"] = "Infinity"
@@ -251,11 +236,11 @@ def test_what_is_said_of_user_items_is_a_dealframe_warning_exactly(sandbox):
 
 @pytest.mark.parametrize("flag", [True, np.bool_(True)], ids=["python", "numpy"])
 def test_a_boolean_in_a_number_field_of_user_items_is_refused(sandbox, flag):
-    items = _items(sandbox, "transactions", 2)
+    items = first_items(sandbox, "transactions", 2)
     items[0]["deal_valuation"] = flag
     with pytest.raises(ValidationError, match="deal_valuation: expected numbers"):
         deals_frame(items)
-    companies = _items(sandbox, "companies", 2)
+    companies = first_items(sandbox, "companies", 2)
     companies[1]["founded"] = flag
     with pytest.raises(ValidationError, match="founded: expected numbers"):
         companies_frame(companies)
@@ -268,7 +253,7 @@ def test_a_boolean_in_a_number_field_of_user_items_is_refused(sandbox, flag):
     "number", [np.int64(3), 3, np.float64(2.5)], ids=["np.int64", "int", "np.float64"]
 )
 def test_pd_na_beside_numbers_in_an_extra_field_of_user_items_is_null(sandbox, number):
-    items = _items(sandbox, "companies", 3)
+    items = first_items(sandbox, "companies", 3)
     items[0]["score"] = number
     items[1]["score"] = pd.NA
     items[2]["score"] = pd.NaT if isinstance(number, np.generic) else np.nan
@@ -279,7 +264,7 @@ def test_pd_na_beside_numbers_in_an_extra_field_of_user_items_is_null(sandbox, n
 
 
 def test_pd_na_in_a_known_number_field_of_user_items_is_null(sandbox):
-    items = _items(sandbox, "companies", 3)
+    items = first_items(sandbox, "companies", 3)
     items[0]["founded"] = np.int64(1999)
     items[1]["founded"] = pd.NA
     frame = companies_frame(items)
