@@ -262,3 +262,17 @@ def test_edges_of_roles_exploded_say_nothing(complete):
         assert len(dealframe.co_investment_edges(rounds, roles=("investor", "buyer"))) > 0
         assert len(dealframe.co_investment_edges(leads)) > 0
         assert len(dealframe.co_investment_edges(leads, roles=("lead_investor", "buyer"))) > 0
+
+
+def test_the_reports_participant_rows_read_the_columns_a_frame_has(listed):
+    """The charts' and the report's reader asks only the roles whose columns the frame has,
+    so a deals frame without ``buyers`` still charts its lead investors (not refused)."""
+    from dealframe.plot.shaping import participant_rows
+
+    without = listed.drop(columns=["buyers"])
+    rows = participant_rows(without)
+    assert set(rows["role"].astype(str)) == {"lead_investor"}
+    expected = dealframe.explode_participants(without, roles=("lead_investor",))
+    assert rows["participant_id"].tolist() == expected["participant_id"].tolist()
+    with pytest.raises(ValidationError, match="participant columns"):
+        participant_rows(listed.drop(columns=["buyers", "lead_investors"]))
