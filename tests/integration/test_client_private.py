@@ -755,11 +755,19 @@ def test_resolve_best_leaves_tied_candidates_unchosen(client, raw, world):
     truth = raw.post("/companies/resolve", {"names": [shared, "Qxzqv"]})["data"]
     scores = [c["score"] for c in truth[0]["candidates"]]
     assert truth[0]["match_type"] == "ambiguous" and scores[0] == scores[1]
-    with pytest.warns(MissingDataWarning, match="same score"):
+    with pytest.warns(MissingDataWarning, match="same score") as seen:
         best, candidates = client.private.resolve_companies([shared, "Qxzqv"], on_ambiguous="best")
     assert best["id"].isna().all()
     assert best.attrs["tied"] == [shared]
     assert (candidates["query"] == shared).sum() == len(scores)
+    # the count and its verb agree: "1 name (...) has", "2 names (...) have"
+    said = [str(w.message) for w in seen if "same score" in str(w.message)]
+    assert said[0].startswith(f"1 name ({shared!r}) has several best candidates"), said
+    other = names[names.duplicated() & (names != shared)].iloc[0]
+    with pytest.warns(MissingDataWarning, match="same score") as seen:
+        client.private.resolve_companies([shared, other], on_ambiguous="best")
+    said = [str(w.message) for w in seen if "same score" in str(w.message)]
+    assert said[0].startswith(f"2 names ({shared!r}, {other!r}) have several best"), said
 
 
 def test_resolve_more_than_1000_names_is_batched(client, world):

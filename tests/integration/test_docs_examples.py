@@ -1,5 +1,5 @@
 """The Python examples of docs/*.md run as written, against the session sandbox, and print what
-the page shows after them.
+the page shows after them (and mirror.md's snapshot the count its comment shows).
 
 The blocks of one page run in order in one namespace, as a reader pastes them into one notebook:
 ``client`` is an open client of the session sandbox (a block that opens its own keeps it for
@@ -84,6 +84,9 @@ def test_examples_run_and_print_what_the_page_shows(page, sandbox, tmp_path, mon
     if page == "mirror.md":  # a fresh mirror: one version, and a snapshot that holds companies
         assert namespace["pinned"].equals(namespace["then"])
         assert namespace["snap"]["companies"] == len(namespace["comps"]) > 0
+        # the count its comment shows (the date is today's: no text block can show it)
+        said = re.search(r"# \((\d+), today\) against the sandbox", (DOCS / page).read_text())
+        assert said and namespace["snap"]["companies"] == int(said.group(1))
 
 
 def test_every_page_with_examples_is_run():

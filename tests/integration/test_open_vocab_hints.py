@@ -64,6 +64,22 @@ def test_deals_filtered_on_a_misspelt_target_vertical_say_so(client, carried):
     assert len(deals) == 0 and calls(client) > before
 
 
+def test_an_ownership_label_in_another_case_is_named_with_the_carried_spelling(client):
+    """``ownership`` is an exact label (interface document 4.4, ``eq``): a wrong case matches
+    nothing, and the empty answer names the label the companies carry, as for the open
+    vocabularies (it said nothing)."""
+    rows = client.private.companies(limit=200)
+    label = next(v for v in rows["ownership"].dropna() if v != v.lower())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingDataWarning)
+        assert len(client.private.companies(ownership=label)) > 0
+    with pytest.warns(MissingDataWarning) as seen:
+        frame = client.private.companies(ownership=label.lower())
+    assert len(frame) == 0
+    (message,) = [str(w.message) for w in seen if "filters.ownership:" in str(w.message)]
+    assert repr(label.lower()) in message and f"did you mean {label!r}" in message
+
+
 @pytest.fixture
 def own(sandbox):
     """A client of its own: it has read no page for a hint yet."""

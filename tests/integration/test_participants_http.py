@@ -24,7 +24,7 @@ from _drift_proxy import Action, Proxy, _replace
 import dealframe
 import dealframe.sandbox
 from dealframe import Client, MissingDataWarning, MissingInvestorsWarning
-from dealframe.errors import IncompleteResultError
+from dealframe.errors import IncompleteResultError, ValidationError
 from dealframe.frames.schemas import DEAL_PROFILE_ONLY, ROLES
 
 P = "/api/private/v1"
@@ -218,3 +218,61 @@ def test_a_contract_warning_of_the_single_forms_points_at_the_call(sandbox, comp
         with pytest.warns(dealframe.ServiceContractWarning, match="investors") as seen:
             via.private.deals(with_investors=True, limit=40, progress=False)
     assert {Path(w.filename).name for w in seen} == {Path(__file__).name}
+
+
+@pytest.mark.parametrize("roles", [("buyer",), ("lead_investor", "buyer"), ("buyers",)])
+def test_a_role_asked_whose_column_is_absent_is_refused(listed, roles):
+    """A role passed in ``roles`` whose column the deals frame lacks is a ValidationError
+    naming the column, not an empty frame; the default roles read what the frame holds."""
+    without = listed.drop(columns=["buyers"])
+    with pytest.raises(ValidationError, match="no 'buyers' column") as caught:
+        dealframe.explode_participants(without, roles=roles)
+    assert caught.value.argument == "roles"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingInvestorsWarning)  # a list pull: no investors
+        rows = dealframe.explode_participants(without)
+    assert len(rows) > 0 and set(rows["role"].astype(str)) == {"lead_investor"}
+
+
+def test_edges_of_roles_that_were_not_exploded_warn(complete):
+    """``co_investment_edges(..., roles=("investor",))`` over a frame exploded without the
+    investor role warns (docs/frames.md) instead of returning no edge silently."""
+    leads = dealframe.explode_participants(complete, roles=("lead_investor", "buyer"))
+    with pytest.warns(MissingInvestorsWarning, match="no row of the exploded frame has role "):
+        none = dealframe.co_investment_edges(leads, roles=("investor",))
+    assert len(none) == 0
+    with pytest.warns(MissingInvestorsWarning, match="count the other roles only"):
+        some = dealframe.co_investment_edges(leads, roles=("investor", "lead_investor"))
+    assert len(some) > 0
+    investors = dealframe.explode_participants(complete, roles=("investor",))
+    with pytest.warns(dealframe.DealframeWarning, match="role 'buyer'") as seen:
+        dealframe.co_investment_edges(investors, roles=("buyer",))
+    assert not any(issubclass(w.category, MissingInvestorsWarning) for w in seen)
+
+
+def test_edges_of_roles_exploded_say_nothing(complete):
+    """Roles that were exploded give their edges without a word, also when one of them has
+    no row in the deals (buyers of funding rounds only)."""
+    everyone = dealframe.explode_participants(complete)
+    rounds = everyone[everyone["deal_type"].astype(str) == "Venture"]
+    leads = dealframe.explode_participants(complete, roles=("lead_investor", "buyer"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(dealframe.co_investment_edges(everyone, roles=("investor",))) > 0
+        assert len(dealframe.co_investment_edges(rounds, roles=("investor", "buyer"))) > 0
+        assert len(dealframe.co_investment_edges(leads)) > 0
+        assert len(dealframe.co_investment_edges(leads, roles=("lead_investor", "buyer"))) > 0
+
+
+def test_the_reports_participant_rows_read_the_columns_a_frame_has(listed):
+    """The charts' and the report's reader asks only the roles whose columns the frame has,
+    so a deals frame without ``buyers`` still charts its lead investors (not refused)."""
+    from dealframe.plot.shaping import participant_rows
+
+    without = listed.drop(columns=["buyers"])
+    rows = participant_rows(without)
+    assert set(rows["role"].astype(str)) == {"lead_investor"}
+    expected = dealframe.explode_participants(without, roles=("lead_investor",))
+    assert rows["participant_id"].tolist() == expected["participant_id"].tolist()
+    with pytest.raises(ValidationError, match="participant columns"):
+        participant_rows(listed.drop(columns=["buyers", "lead_investors"]))

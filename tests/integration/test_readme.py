@@ -29,3 +29,32 @@ def test_snippet_runs(index, tmp_path, monkeypatch):
     if "matches" in namespace:  # the resolve example finds its names
         assert namespace["matches"]["match_type"].eq("exact").all()
         assert namespace["matches"]["id"].notna().all()
+
+
+#: README blocks that show what a ``print`` prints, in a comment after it (``# "..."``, a
+#: trailing ``...`` for the part left out).
+SHOWN = [
+    (block, re.findall(r'^\s*print\(.*\)\s*# "(.*?)(?: \.\.\.)?"$', block, flags=re.M))
+    for block in BLOCKS
+]
+
+
+@pytest.mark.filterwarnings("error::dealframe.MissingDataWarning")
+@pytest.mark.parametrize("index", [i for i, (_, said) in enumerate(SHOWN) if said])
+def test_snippet_prints_what_its_comments_show(index, tmp_path, monkeypatch, capsys):
+    """Run as written (the sandbox at the scale the block names, not the quicker one above):
+    each printed line begins with what its comment shows."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    block, said = SHOWN[index]
+    namespace: dict = {}
+    exec("import dealframe, dealframe.sandbox", namespace)
+    exec(compile(block, f"README block {index}", "exec"), namespace)
+    printed = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert len(printed) == len(said)
+    for line, shown in zip(printed, said):
+        assert line.startswith(shown), (line, shown)
+
+
+def test_some_snippet_shows_what_it_prints():
+    assert any(said for _, said in SHOWN)

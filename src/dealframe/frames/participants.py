@@ -57,7 +57,7 @@ from dealframe.frames.user_columns import (
     plain_column,
     true_rows,
 )
-from dealframe.notices import MissingInvestorsWarning, user_stacklevel
+from dealframe.notices import DealframeWarning, MissingInvestorsWarning, user_stacklevel
 
 __all__ = ["co_investment_edges", "explode_participants", "role_names"]
 
@@ -202,7 +202,9 @@ def explode_participants(
     Raises
     ------
     dealframe.errors.ValidationError
-        No ``id`` or participant column, an unknown role, a ``deal_date`` column that holds
+        No ``id`` or participant column, an unknown role, a role passed in ``roles`` whose
+        column (``lead_investors``, ``buyers``) the frame lacks (naming it; an absent
+        ``investors`` is a list not read, warned of), a ``deal_date`` column that holds
         no dates, or a ``deleted`` column holding a value that is no boolean (text ``"yes"``,
         ``"0"`` or ``"1"``, the number 2: booleans, 0/1 and text ``"true"`` / ``"false"`` in
         any case are read, as :func:`co_investment_edges` and
@@ -227,6 +229,7 @@ def explode_participants(
         raise ValidationError("deals", "a deals frame (or a list of deal items)", got=deals)
     if not isinstance(deals, pd.DataFrame):
         deals = deals_frame(deals)
+    explicit = roles is not ROLES  # roles asked for: a column absent is no silent empty
     roles = role_names(roles)
     one_column_each(deals, ("id", *PARTICIPANT_COLUMNS, *_CARRIED), "deals")
     if "id" not in deals:
@@ -238,6 +241,16 @@ def explode_participants(
             "deals",
             f"a deals frame with participant columns ({', '.join(PARTICIPANT_COLUMNS)})",
             got=f"a frame with columns {shown}",
+        )
+    # an absent ``investors`` is a list not read: said per deal (investors_missing) and warned
+    absent = [_COLUMN_OF[role] for role in roles if role not in present and role != "investor"]
+    if explicit and absent:
+        has = [c for c in PARTICIPANT_COLUMNS if c in deals]
+        raise ValidationError(
+            "roles",
+            f"roles whose columns the deals frame has (no {', '.join(map(repr, absent))} "
+            f"column; it has {', '.join(map(repr, has))})",
+            got=roles,
         )
     found, values = _read_roles(deals, present)
     # found counts through the columns one after another: its blocks are the roles
@@ -337,6 +350,26 @@ def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame) -> int:
     return len(leading - with_list)
 
 
+def _say_unexploded(exploded: pd.DataFrame, wanted: Sequence[str], any_asked: bool) -> None:
+    """Warn when roles asked of :func:`co_investment_edges` have no row because they were not
+    exploded: no row of any of them (no edge), or the investor role with no row while lead
+    investors have some (a full list holds its leads). A role merely absent from the deals
+    (buyers of funding rounds only) is said only when nothing is left to count."""
+    held = set(exploded["role"].dropna().astype(object).unique().tolist())
+    unseen = [role for role in wanted if role not in held]
+    if any_asked and not ("investor" in unseen and "lead_investor" in held):
+        return
+    warnings.warn(
+        f"no row of the exploded frame has role {', '.join(map(repr, unseen))} (it holds "
+        f"{', '.join(map(repr, sorted(held))) or 'no role'}; explode_participants reads only "
+        "the roles it is given): "
+        + ("its edges count the other roles only" if any_asked else "no edge is counted")
+        + "; explode the deals with the roles you count",
+        MissingInvestorsWarning if "investor" in unseen else DealframeWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
 def _deleted(rows: pd.DataFrame, include_deleted: bool) -> np.ndarray:
     """Which of ``rows`` are of soft-deleted deals, to leave out (none with
     ``include_deleted``, or without a ``deleted`` column)."""
@@ -402,6 +435,10 @@ def co_investment_edges(
         warns of deals that have no investor row because their list was not read. A deal that
         has no row of any role (no lead investor or buyer either, or none of the roles
         exploded) is not counted: :func:`explode_participants` warned of it.
+        ``roles`` given and none of its roles has a row (or ``investor`` has none while
+        lead investors have some): those roles were not exploded
+        (:class:`~dealframe.MissingInvestorsWarning` when ``investor`` is one of them, else
+        :class:`~dealframe.DealframeWarning`).
 
     Examples
     --------
@@ -420,11 +457,15 @@ def co_investment_edges(
                 "exploded", f"a frame from explode_participants (no {col!r} column)"
             )
     wanted = ROLES if roles is None else role_names(roles)
+    if roles is not None and "role" not in exploded:
+        raise ValidationError("exploded", "a frame from explode_participants (no 'role' column)")
     one_column_each(exploded, _READ, "exploded")
     gone = _deleted(exploded, include_deleted)
+    said = False  # investor lists said missing: the roles not exploded are not said again
     if "investor" in wanted:  # live rows of every role (a deal lacking its list has none)
         missing = _incomplete(exploded, exploded[~gone] if gone.any() else exploded)
         if missing:
+            said = True
             warnings.warn(
                 f"{missing:,} deals lack their full investor list (it was not read): "
                 "co-investment is undercounted. For complete lists pull the deals with "
@@ -438,6 +479,8 @@ def co_investment_edges(
         if roles is None
         else exploded["role"].astype(object).isin(list(wanted)).to_numpy()
     )
+    if roles is not None and len(exploded) and not said:
+        _say_unexploded(exploded, wanted, bool(asked.any()))
     left_out = int(exploded.loc[gone & asked, "deal_id"].nunique())
     rows = exploded[asked & ~gone]
     rows = rows[rows["deal_id"].notna() & rows["participant_id"].notna()]

@@ -42,6 +42,7 @@ from dealframe.arguments import DateLike
 from dealframe.comparison import measure_side
 from dealframe.errors import ValidationError, did_you_mean
 from dealframe.frames.participants import explode_participants
+from dealframe.frames.schemas import PARTICIPANT_COLUMNS, ROLES
 from dealframe.frames.user_columns import datetime_values
 from dealframe.private.filters import range_bound, to_date_string
 
@@ -329,9 +330,10 @@ def participant_rows(deals: pd.DataFrame) -> pd.DataFrame:
     >>> participant_rows(d)[["deal_id", "role", "participant_id"]].values.tolist()
     [['d1', 'buyer', 'b']]
     """
-    # list deals carry leads and buyers only: read investors where the frame has them
-    roles = ("lead_investor", "buyer", *(("investor",) if "investors" in deals else ()))
-    return explode_participants(deals, roles=roles)
+    # the roles whose columns the frame has (list deals carry leads and buyers only; a role
+    # asked for without its column is refused); none: the columns needed are named
+    roles = tuple(role for column, role in PARTICIPANT_COLUMNS.items() if column in deals)
+    return explode_participants(deals, roles=roles or ROLES)
 
 
 def _participant_rows_checked(rows: Any, needed: tuple[str, ...]) -> None:

@@ -86,7 +86,7 @@ from .batches import (
 )
 from .fields import absent_fields, check_fields, profile_fields, valued_keys
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
-from .hints import open_values, unmatched_open_values
+from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
 from .ids import check_ids
 from .outside import drop_outside
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
@@ -1022,7 +1022,8 @@ class PrivateApi:
 
     def _hint_open_values(self, entity: str, wire: Mapping[str, Any], deadline: Any) -> None:
         """After an empty answer: warn of each open-vocabulary value (``verticals``,
-        ``target_themes``...) that no company of one page carries while a close spelling is
+        ``target_themes``...) or exact label (``ownership``: ``publicly listed`` for
+        ``Publicly listed``) that no company of one page carries while a close spelling is
         carried (the service matches them exactly, so ``fintech`` selects nothing). The
         carried values are read once per client (:meth:`_carried_values`)."""
         given = open_values(entity, wire)
@@ -1031,7 +1032,8 @@ class PrivateApi:
             warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
     def _carried_values(self, deadline: Any) -> dict[str, list[str]] | None:
-        """The open-vocabulary values (:data:`~dealframe.private.hints.OPEN_LISTS`) the
+        """The open-vocabulary values (:data:`~dealframe.private.hints.OPEN_LISTS`) and exact
+        labels (:data:`~dealframe.private.hints.EXACT_LABELS`) the
         companies of one page of :data:`HINT_PAGE` carry, by field; None when that page could
         not be read (the hint is left, the answer stands).
 
@@ -1066,26 +1068,17 @@ class PrivateApi:
 
     @staticmethod
     def _values_by_field(companies: Iterable[Any]) -> dict[str, list[str]]:
-        """The values of each open-vocabulary field the ``companies`` carry, sorted.
+        """The values of each open-vocabulary field and exact label the ``companies`` carry,
+        sorted.
 
         Examples
         --------
         >>> got = PrivateApi._values_by_field([{"verticals": ["b", "a"]}, {"verticals": None}])
-        >>> got["verticals"], got["themes"]
-        (['a', 'b'], [])
+        >>> got["verticals"], got["themes"], got["ownership"]
+        (['a', 'b'], [], [])
         """
-        return {
-            field: sorted(
-                {
-                    value
-                    for company in companies
-                    if isinstance(company, Mapping) and isinstance(company.get(field), list)
-                    for value in company[field]
-                    if isinstance(value, str)
-                }
-            )
-            for field in OPEN_LISTS
-        }
+        companies = list(companies)
+        return {field: carried_values(companies, field) for field in (*OPEN_LISTS, *EXACT_LABELS)}
 
     def page(
         self,

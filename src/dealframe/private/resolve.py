@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from .._wording import counted, plural
 from ..arguments import choice
 from ..contract import Findings, keys_present, missing_fields, outside_vocabulary, shaping
 from ..errors import (
@@ -416,12 +417,13 @@ def _fill_best(
         chosen = set(first.index[which])
         names = list(dict.fromkeys(q for q in queries.tolist() if q in chosen))
         shown = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
-        return names, f"{len(names)} name{'s' if len(names) > 1 else ''} ({shown})"
+        # the names and the verb in the number they take: "1 name (...) has", "2 ... have"
+        return names, f"{counted(len(names), 'name')} ({shown}) {plural(len(names), 'has', 'have')}"
 
     matches.attrs["tied"], said = named(tied)
     if matches.attrs["tied"]:
         warnings.warn(
-            f"{said} have several best candidates with the same score: their id is left null "
+            f"{said} several best candidates with the same score: their id is left null "
             "(the candidates frame lists them; the country may tell them apart)",
             MissingDataWarning,
             stacklevel=user_stacklevel(),
@@ -430,7 +432,7 @@ def _fill_best(
     if matches.attrs["unscored"]:
         found.add(
             "missing_field",
-            f"candidates[].score missing or null: {said} have several candidates, not all "
+            f"candidates[].score missing or null: {said} several candidates, not all "
             "scored, so no best can be told: their id is left null (on_ambiguous='best'; "
             "the candidates frame lists them)",
         )

@@ -22,10 +22,11 @@ import pandas as pd
 from dealframe._wording import counted
 from dealframe.analytics.buckets import aggregate_threshold
 from dealframe.comparison import Comparison, compare_multiples, methodology_read
-from dealframe.errors import ApiError, IncompleteResultError, ValidationError
+from dealframe.errors import ValidationError
 from dealframe.frames.nested import to_lists
 from dealframe.frames.private import co_investors_frame
 from dealframe.frames.public import current_frame
+from dealframe.notices import missing_expected
 from dealframe.plot.shaping import investor_activity, participant_rows
 from dealframe.private.aggregate import threshold_read_elsewhere
 
@@ -225,15 +226,13 @@ def _public(
 
 
 def _co_investors(client: Client, ids: list[str]) -> tuple[pd.DataFrame, list[str]]:
-    """The co-investors of ``ids``; investors the service no longer serves (404: deleted since
-    they led the deals) are skipped and returned, any other failure is raised."""
-    try:
-        return client.private.co_investors(ids, progress=False), []
-    except IncompleteResultError as exc:
-        gone = all(isinstance(e, ApiError) and e.status == 404 for e in exc.errors)
-        if not gone or exc.partial is None:
-            raise
-        return exc.partial, [str(item) for item in exc.failed]
+    """The co-investors of ``ids``, and the ids the service no longer serves (answered 404:
+    soft-deleted since they led the deals), which the report says in its stage line and on
+    its page instead of a warning. The client keeps going past a 404 (not ``strict``) and
+    lists such ids in ``attrs["missing_ids"]``; any other failure is raised."""
+    with missing_expected():  # said by the report, not as a MissingDataWarning
+        frame = client.private.co_investors(ids, progress=False)
+    return frame, [str(item) for item in frame.attrs.get("missing_ids", [])]
 
 
 def _no_co_investors() -> pd.DataFrame:
