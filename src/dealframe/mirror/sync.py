@@ -957,8 +957,11 @@ def sync(
                             repair=repair,
                             said=said,
                         )
-                        # the refused pages were sent too, and page 0 when it was looked for
-                        done.requests += len(fetch.refused) + (fetch.from_0 is not None)
+                        # the refused pages were sent too, page 0 when it was looked for,
+                        # and the pages asked again (short of rows)
+                        done.requests += (
+                            len(fetch.refused) + (fetch.from_0 is not None) + fetch.again
+                        )
                         done.page_size_refused = "; ".join(fetch.refused) or None
                         done.page_from_0 = fetch.from_0
                         _compare_counts(client, root, done, said)
