@@ -55,7 +55,16 @@ from .state import (
     write_state,
 )
 from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
-from .table import check, dataset, full_disk, guard_write, is_table, last_info, open_table
+from .table import (
+    check,
+    dataset,
+    full_disk,
+    guard_write,
+    is_table,
+    last_info,
+    log_lost,
+    open_table,
+)
 
 if TYPE_CHECKING:
     from ..client import Client
@@ -438,7 +447,8 @@ def _iso(stamp: pd.Timestamp | None) -> str | None:
 
 
 def _set_aside(root: Path, folder: Path) -> Path:
-    """Move a table whose log cannot be read out of the way (kept for inspection)."""
+    """Move a table whose log cannot be read, or is gone, out of the way (kept for
+    inspection)."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
     target = root / DAMAGED / f"{folder.name}-{stamp}-{uuid.uuid4().hex[:6]}"
     target.parent.mkdir(exist_ok=True, mode=0o700)
@@ -449,6 +459,9 @@ def _set_aside(root: Path, folder: Path) -> Path:
 def inspect_table(root: Path, entity: str, *, deep: bool) -> tuple[DeltaTable | None, str | None]:
     """The entity's table (None: none, or set aside) and what is wrong with it (None: nothing)."""
     folder = root / entity
+    if (lost := log_lost(folder)) is not None:  # data files without a log: damaged too
+        aside = _set_aside(root, folder)
+        return None, f"{lost}; the old files were moved to {aside}"
     if not is_table(folder):
         return None, None
     try:
