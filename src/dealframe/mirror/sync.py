@@ -54,7 +54,7 @@ from .state import (
     read_doc,
     write_state,
 )
-from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
+from .store import ROWS_PER_FILE, STAGING, StagedRows, cleared_on_failure, recover, step
 from .table import (
     check,
     dataset,
@@ -950,7 +950,8 @@ def sync(
         with guard_write(path):
             root = open_folder(path, create=True)
             _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
-            with mirror_lock(root, lock_timeout):
+            # a sync that fails deletes what it staged (the lock's file stays: see durable)
+            with mirror_lock(root, lock_timeout), cleared_on_failure(root):
                 state = _marker(root, client, allow_other_source, said)
                 report = SyncReport(root, recovered_files=len(recover(root)))
                 sync_no = state.syncs  # this sync's own number, taken before any table is written
