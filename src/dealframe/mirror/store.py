@@ -329,14 +329,15 @@ def cleared_on_failure(root: Path) -> Iterator[None]:
     Examples
     --------
     >>> import tempfile
-    >>> root = Path(tempfile.mkdtemp())
-    >>> try:
-    ...     with cleared_on_failure(root):
-    ...         (root / STAGING / "000001").mkdir(parents=True)
-    ...         raise ConnectionError("the service is down")
-    ... except ConnectionError:
-    ...     pass
-    >>> (root / STAGING).exists()
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     try:
+    ...         with cleared_on_failure(Path(tmp)):
+    ...             (Path(tmp) / STAGING / "000001").mkdir(parents=True)
+    ...             raise ConnectionError("the service is down")
+    ...     except ConnectionError:
+    ...         pass
+    ...     left = (Path(tmp) / STAGING).exists()
+    >>> left
     False
     """
     try:

@@ -182,12 +182,13 @@ def log_lost(folder: Path) -> str | None:
     Examples
     --------
     >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> log_lost(folder) is None
-    True
-    >>> _ = (folder / "part-00000-x-c000.snappy.parquet").write_bytes(b"")
-    >>> log_lost(folder)
-    'it holds data files but its Delta log (_delta_log) is missing (deleted, or the first sync did not finish)'
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     folder = Path(tmp)
+    ...     before = log_lost(folder)
+    ...     _ = (folder / "part-00000-x-c000.snappy.parquet").write_bytes(b"")
+    ...     after = log_lost(folder)
+    >>> before is None, after
+    (True, 'it holds data files but its Delta log (_delta_log) is missing (deleted, or the first sync did not finish)')
     """
     if is_table(folder) or not folder.is_dir() or not any(folder.glob("*.parquet")):
         return None
