@@ -80,7 +80,9 @@ def mirror_lock(folder: Path, timeout: float) -> Iterator[None]:
     """Hold the mirror's exclusive lock for the ``with`` block.
 
     The lock is an ``flock`` on ``folder/.lock``: the operating system drops it
-    when the holder dies (even by ``kill -9``), so a crash never leaves a stale lock.
+    when the holder dies (even by ``kill -9``), so a crash never leaves a stale lock. The
+    file itself is never removed: removing it while another process waits on it would let a
+    third lock a new file of the same name at the same time.
 
     Parameters
     ----------

@@ -25,7 +25,9 @@ The walk is pure logic over a ``fetch(since, page)`` function; :func:`client_fet
 is the only I/O. The page size is the service's to bound (the interface document does not
 say): a ``limit`` refused as too large (400, 413 or 422 naming ``limit``) is asked again at
 the bound the refusal states, as the client's list calls do
-(:meth:`~dealframe.private.api.PrivateApi.deals`), and said in the sync's report.
+(:meth:`~dealframe.private.api.PrivateApi.deals`), and said in the sync's report. A page
+holding fewer rows than it says (:func:`rows_lost`) is asked once more; short again, the walk
+stops with a :class:`~dealframe.errors.ServiceContractError`, nothing committed.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from ..errors import ApiError, BadRequestError, ServiceContractError, Validation
 from ..transport.refusals import TOO_LARGE
 from .schema import api_entity
 
-__all__ = ["ClientFetch", "Fetch", "FeedWalk", "client_fetch", "PAGE_SIZE"]
+__all__ = ["ClientFetch", "Fetch", "FeedWalk", "client_fetch", "rows_lost", "PAGE_SIZE"]
 
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
@@ -61,7 +63,10 @@ class ClientFetch:
     a service that refuses it; and page numbers as the service counts them (from 0 once the
     client has seen it do so). A page refused with an error about ``limit`` is asked again
     smaller (the client's own rule: the bound the error states, else half), and the client
-    keeps that size for its later calls; :attr:`refused` says what happened.
+    keeps that size for its later calls; :attr:`refused` says what happened. A page whose
+    findings say rows of it are missing (:func:`rows_lost`) is asked once more, and a page
+    short again is a :class:`~dealframe.errors.ServiceContractError`: the walk stops before
+    anything of the entity is committed.
 
     Attributes
     ----------
@@ -73,6 +78,8 @@ class ClientFetch:
         Set when a query's page 1 came back empty while its total said rows exist and page 0
         held them (a service counting ``page`` from 0: every page 1 read so far was its
         second page). The client then counts from 0, and the caller reads the walk again.
+    again : int
+        Pages asked once more because the first answer was short of rows.
     origin : int
         The service's number of a query's first page, as this fetch counts: taken from the
         client when the fetch is made and changed only by this fetch's own finding, so a list
@@ -84,6 +91,7 @@ class ClientFetch:
     size: int = PAGE_SIZE
     refused: list[str] = field(default_factory=list)
     from_0: str | None = None
+    again: int = 0
     origin: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -160,6 +168,34 @@ class ClientFetch:
         )
 
     def _page(self, filters: dict[str, Any], page: int) -> pd.DataFrame:
+        """One page (as the service numbers it), whole: a page whose findings say rows of it
+        are missing (:func:`rows_lost`) is asked once more; still short, the walk stops
+        before anything is committed (the rows lost cannot be named, and a checkpoint moved
+        past them would never read them again)."""
+        frame = self._ask(filters, page)
+        lost = rows_lost(frame)
+        if not lost:
+            return frame
+        self.again += 1
+        again = self._ask(filters, page)
+        still = rows_lost(again)
+        if not still:
+            return again
+        since = filters.get("updated_at", {}).get("gte")
+        query = "every record" if since is None else f"updated_at >= {since}"
+        raise ServiceContractError(
+            200,
+            f"the change feed of {self.entity} (POST /api/private/v1/{self.name}, page {page} "
+            f"of {query}) is missing rows: {'; '.join(f['message'] for f in lost)}; asked once "
+            f"more: {'; '.join(f['message'] for f in still)}. Which records are missing cannot "
+            f"be told, and a checkpoint moved past them would never read them again, so "
+            f"nothing of {self.entity} is committed (its table and checkpoint stay at their "
+            "previous version)",
+            finding=str(still[0]["kind"]),
+            details={"findings": still},
+        )
+
+    def _ask(self, filters: dict[str, Any], page: int) -> pd.DataFrame:
         """One page (as the service numbers it); a page size refused is asked again smaller."""
         while True:
             try:
@@ -198,6 +234,30 @@ class ClientFetch:
                     raise
                 self.refused.append(said)
                 self.size = min(self.size, self.client.private._list_page_size)
+
+
+def rows_lost(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The findings of a page (``attrs["findings"]``, :mod:`dealframe.contract`) that say rows
+    of it may be missing: any that counts rows lost (``count_mismatch``: fewer items than
+    ``meta.returned``; ``wrong_shape``: items that are not objects, dropped), and
+    ``wrong_shape`` of a ``data`` that is not a list (read as no rows).
+
+    Examples
+    --------
+    >>> page = pd.DataFrame({"id": ["a"]})
+    >>> page.attrs["findings"] = [
+    ...     {"kind": "numbers_as_text", "message": "...", "shortfall": 0},
+    ...     {"kind": "count_mismatch", "message": "meta.returned says 3 rows, the page holds 1",
+    ...      "shortfall": 2},
+    ... ]
+    >>> [f["kind"] for f in rows_lost(page)]
+    ['count_mismatch']
+    """
+    return [
+        f
+        for f in frame.attrs.get("findings") or ()
+        if isinstance(f, dict) and (f.get("shortfall") or f.get("kind") == "wrong_shape")
+    ]
 
 
 def client_fetch(client: Any, entity: str, page_size: int = PAGE_SIZE) -> ClientFetch:

@@ -37,6 +37,7 @@ from .table import (
     history_rows,
     is_table,
     last_info,
+    log_lost,
     open_table,
     read_failure,
 )
@@ -76,12 +77,8 @@ def _table(path: str | Path, entity: str) -> tuple[Path, DeltaTable]:
 
 def _no_log(folder: Path) -> None:
     """A table folder holding data files but no Delta log is damaged (or a first sync died)."""
-    if folder.is_dir() and any(folder.glob("*.parquet")):
-        raise damage(
-            folder,
-            "it holds data files but its Delta log (_delta_log) is missing "
-            "(deleted, or the first sync did not finish)",
-        )
+    if (problem := log_lost(folder)) is not None:
+        raise damage(folder, problem)
 
 
 def as_of_version(table: DeltaTable, as_of: Any, folder: Path) -> None:

@@ -22,6 +22,7 @@ sync deletes the staging folder and reads again from the old checkpoint
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import shutil
@@ -48,6 +49,7 @@ __all__ = [
     "PartWriter",
     "StagedRows",
     "batches",
+    "cleared_on_failure",
     "parquet_options",
     "recover",
     "set_crash_hook",
@@ -315,3 +317,32 @@ def recover(root: Path) -> list[Path]:
     if removed:
         fsync_dir(root)
     return removed
+
+
+@contextlib.contextmanager
+def cleared_on_failure(root: Path) -> Iterator[None]:
+    """Within it, a block that raises leaves no staging folder behind (:func:`recover`): the
+    staging of a failed sync is deleted as it fails, under its lock, rather than by the next
+    sync. Best effort: what cannot be deleted now (a disk gone read-only), the next sync
+    deletes; a process killed (``kill -9``) leaves it to the next sync too.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     try:
+    ...         with cleared_on_failure(Path(tmp)):
+    ...             (Path(tmp) / STAGING / "000001").mkdir(parents=True)
+    ...             raise ConnectionError("the service is down")
+    ...     except ConnectionError:
+    ...         pass
+    ...     left = (Path(tmp) / STAGING).exists()
+    >>> left
+    False
+    """
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(OSError):
+            recover(root)
+        raise

@@ -54,8 +54,17 @@ from .state import (
     read_doc,
     write_state,
 )
-from .store import ROWS_PER_FILE, STAGING, StagedRows, recover, step
-from .table import check, dataset, full_disk, guard_write, is_table, last_info, open_table
+from .store import ROWS_PER_FILE, STAGING, StagedRows, cleared_on_failure, recover, step
+from .table import (
+    check,
+    dataset,
+    full_disk,
+    guard_write,
+    is_table,
+    last_info,
+    log_lost,
+    open_table,
+)
 
 if TYPE_CHECKING:
     from ..client import Client
@@ -438,7 +447,8 @@ def _iso(stamp: pd.Timestamp | None) -> str | None:
 
 
 def _set_aside(root: Path, folder: Path) -> Path:
-    """Move a table whose log cannot be read out of the way (kept for inspection)."""
+    """Move a table whose log cannot be read, or is gone, out of the way (kept for
+    inspection)."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
     target = root / DAMAGED / f"{folder.name}-{stamp}-{uuid.uuid4().hex[:6]}"
     target.parent.mkdir(exist_ok=True, mode=0o700)
@@ -449,6 +459,9 @@ def _set_aside(root: Path, folder: Path) -> Path:
 def inspect_table(root: Path, entity: str, *, deep: bool) -> tuple[DeltaTable | None, str | None]:
     """The entity's table (None: none, or set aside) and what is wrong with it (None: nothing)."""
     folder = root / entity
+    if (lost := log_lost(folder)) is not None:  # data files without a log: damaged too
+        aside = _set_aside(root, folder)
+        return None, f"{lost}; the old files were moved to {aside}"
     if not is_table(folder):
         return None, None
     try:
@@ -937,7 +950,8 @@ def sync(
         with guard_write(path):
             root = open_folder(path, create=True)
             _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
-            with mirror_lock(root, lock_timeout):
+            # a sync that fails deletes what it staged (the lock's file stays: see durable)
+            with mirror_lock(root, lock_timeout), cleared_on_failure(root):
                 state = _marker(root, client, allow_other_source, said)
                 report = SyncReport(root, recovered_files=len(recover(root)))
                 sync_no = state.syncs  # this sync's own number, taken before any table is written
@@ -957,8 +971,11 @@ def sync(
                             repair=repair,
                             said=said,
                         )
-                        # the refused pages were sent too, and page 0 when it was looked for
-                        done.requests += len(fetch.refused) + (fetch.from_0 is not None)
+                        # the refused pages were sent too, page 0 when it was looked for,
+                        # and the pages asked again (short of rows)
+                        done.requests += (
+                            len(fetch.refused) + (fetch.from_0 is not None) + fetch.again
+                        )
                         done.page_size_refused = "; ".join(fetch.refused) or None
                         done.page_from_0 = fetch.from_0
                         _compare_counts(client, root, done, said)

@@ -64,6 +64,7 @@ __all__ = [
     "history_rows",
     "is_table",
     "last_info",
+    "log_lost",
     "open_table",
     "owner_only",
     "read_failure",
@@ -171,6 +172,30 @@ def commit_properties(
 def is_table(folder: Path) -> bool:
     """Whether ``folder`` holds a Delta log (a table, readable or not)."""
     return (folder / "_delta_log").is_dir()
+
+
+def log_lost(folder: Path) -> str | None:
+    """What is wrong with ``folder`` when it holds data files but no Delta log (the log
+    deleted, or a first sync that died between moving its files in and committing them),
+    else None: such a folder is a damaged table, not a missing one.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     folder = Path(tmp)
+    ...     before = log_lost(folder)
+    ...     _ = (folder / "part-00000-x-c000.snappy.parquet").write_bytes(b"")
+    ...     after = log_lost(folder)
+    >>> before is None, after
+    (True, 'it holds data files but its Delta log (_delta_log) is missing (deleted, or the first sync did not finish)')
+    """
+    if is_table(folder) or not folder.is_dir() or not any(folder.glob("*.parquet")):
+        return None
+    return (
+        "it holds data files but its Delta log (_delta_log) is missing "
+        "(deleted, or the first sync did not finish)"
+    )
 
 
 def full_disk(exc: BaseException) -> bool:

@@ -1,0 +1,62 @@
+"""A table whose Delta log was deleted, its data files left, is repaired by a plain sync, over HTTP.
+
+``status`` and ``load`` call such a table damaged (``MirrorDamagedError``, "run --repair"), but
+a plain sync used to take it for a missing table: a full pull written beside the old data files,
+no ``MirrorRepairWarning``, ``report[entity].repaired`` None and a history whose version 0 was
+a ``full`` without a reason. It is now treated as every damaged table is: its folder moved
+to ``_damaged/``, the table rebuilt from a full pull with a warning, ``repaired`` and the
+history's reason saying what was wrong.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import dealframe.mirror as mirror
+import dealframe.sandbox
+from dealframe.client import Client
+
+LOST = r"Delta log \(_delta_log\) is missing"
+
+
+@pytest.fixture(scope="module")
+def sb() -> Iterator[Any]:
+    with dealframe.sandbox.run(scale=0.02, seed=29) as sandbox:
+        yield sandbox
+
+
+@pytest.fixture(scope="module")
+def client(sb: Any) -> Iterator[Client]:
+    with Client.for_sandbox(sb, progress=False, cache_enabled=False) as c:
+        yield c
+
+
+def test_a_table_whose_log_was_deleted_is_set_aside_and_rebuilt_with_a_warning(client, tmp_path):
+    path = tmp_path / "m"
+    mirror.sync(client, path, entities=["deals", "investors"], progress=False, rows_per_file=100)
+    old = sorted(p.name for p in (path / "deals").glob("*.parquet"))
+    assert len(old) > 1
+    shutil.rmtree(path / "deals" / "_delta_log")
+    with pytest.raises(mirror.MirrorDamagedError, match=LOST):
+        mirror.status(path)
+
+    with pytest.warns(mirror.MirrorRepairWarning, match=LOST):
+        report = mirror.sync(client, path, entities=["deals", "investors"], progress=False)
+
+    done = report["deals"]
+    assert done.full and done.repaired is not None and "_damaged" in done.repaired
+    assert not report["investors"].full and report["investors"].repaired is None
+    aside = list((path / "_damaged").iterdir())
+    assert len(aside) == 1 and sorted(p.name for p in aside[0].glob("*.parquet")) == old
+    on_disk = {p.name for p in (path / "deals").glob("*.parquet")}
+    assert on_disk == {p.name for p in mirror.files(path, "deals")}  # no old file beside them
+    versions = mirror.history(path, "deals")
+    assert versions["operation"].tolist() == ["repair"]
+    assert "_delta_log" in versions["reason"].iloc[0]
+    assert mirror.status(path).set_index("entity").loc["deals", "rows"] == len(
+        client.private.deals(include_deleted=True)
+    )
