@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from dealframe.transport import body
-from dealframe.transport.body import TRUNCATED, Read, expecting, parse, storable
+from dealframe.transport.body import LATER, TRUNCATED, Read, expecting, later, parse, storable
 
 TAKEN = (b'{"data": []}', b'{"data": [], "meta": {}}')
 
@@ -61,3 +61,16 @@ def test_the_cache_filter_reads_once_and_hands_the_result_on():
         assert storable(_Stored(content)) is True
         assert parse(content) == (Read({"took": len(content)}), None)
     assert getattr(body._last, "held", None) is None
+
+
+def test_a_body_left_for_later_is_unread_unless_the_cache_read_it_to_store_it():
+    # a page walk's worker: the body is read on the caller's thread (no GIL held here)
+    content = b'{"data": [], "meta": {}}'
+    with expecting(reader), later():
+        assert parse(content) == (Read(LATER), None)
+        assert parse(b"<html>502</html>") == (Read(LATER), None)  # checked by the caller
+        # the HTTP cache checks what it stores: that read is the answer, as without later()
+        assert storable(_Stored(content)) is True
+        assert parse(content) == (Read({"took": len(content)}), None)
+    with expecting(reader):  # the caller's own check, on its thread
+        assert parse(content) == (Read({"took": len(content)}), None)

@@ -9,11 +9,17 @@ pages are requested ahead on worker threads, a bounded window at a time (up to t
 pages), and parsed **on the caller's thread**, each as soon as its turn comes and its JSON
 released. When the next page is late (a slow answer, a retry), later pages that have arrived
 are checked and parsed meanwhile, and the workers go on fetching; every page still joins the
-result in page order. Only the requests run on the workers (the transport decodes each body's
-JSON there). Requests run ahead only while a page is waited for longer than it takes to parse
-(:class:`_Pace`): from a service that answers faster than pages are parsed (one on this
-machine or the same rack), threads reading bodies would compete with parsing for the GIL and
-make the walk slower than one request at a time. Once a page has needed a retry, the walk
+result in page order. Only the requests run on the workers: the transport leaves each body
+unread there (:func:`~dealframe.transport.body.later`), and this thread reads and checks it
+(:meth:`_Walk.reread`), as the transport would; a body that is not one the transport takes as
+it is (cut short, not JSON) is fetched again on this thread, the worker's request counted as
+its first attempt. Many requests run ahead only while a page is waited for longer than it
+takes to parse (:class:`_Pace`); from a service that answers faster (one on this machine or
+the same rack) one page is fetched on a worker while the one before it is parsed, which hides
+the service's time and the transfer without the GIL being fought over. Pages that the HTTP
+cache stores are read on the worker (the cache checks what it stores): from such a service
+they are fetched one at a time on this thread instead, as threads reading bodies would compete
+with parsing for the GIL and make the walk slower. Once a page has needed a retry, the walk
 knows its pages' pace and says so to the transport
 (:func:`dealframe.transport.stragglers.sooner`): each later page it fetches alone on this
 thread waits at most :meth:`_Pace.first_limit` on its first attempt before it is sent again,
@@ -59,6 +65,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
@@ -83,7 +90,8 @@ from ..errors import (
     TransportError,
     incomplete,
 )
-from ..transport.body import expecting
+from ..transport.body import LATER, Read, expecting, later
+from ..transport.body import parse as parse_body
 from ..transport.paging import (
     FATAL_ERRORS,
     ItemFailure,
@@ -308,19 +316,24 @@ class _Pace:
     """How long a page is waited for (typical of the last three) and takes to parse (mean).
 
     Measured on 50,000 deals from a server on loopback: 1.2 s with one request in flight,
-    1.4 s with two, 1.9 s with eight (threads reading bodies take the GIL from parsing).
-    Against a remote service pages take longer to arrive than to parse, and running ahead
-    hides the round trips. The wait is measured on pages fetched on the caller's thread only
-    (a worker's request also waits for the GIL while pages are parsed, which would make any
-    service look slow), as the request's ``elapsed`` less the CPU time this thread spent in
-    it (``busy``: reading and copying the body is work that a worker would do under the same
-    GIL, not a wait that it could hide).
+    1.4 s with two, 1.9 s with eight, when workers read the bodies (they take the GIL from
+    parsing); on 20,000 deals, with one page in flight whose body is read on this thread, 0.34
+    and 0.43 s against 0.49 and 0.70 s one page at a time (a machine at load 4-5, where the
+    server's time per page is longer). Against a remote service pages take longer to arrive
+    than to parse, and running ahead hides the round trips. The wait is measured on pages
+    fetched on the caller's thread only (a worker's request also waits for the GIL while pages
+    are parsed, which would make any service look slow), as the request's ``elapsed`` less
+    the CPU time this thread spent in it (``busy``: reading and copying the body is work that
+    a worker would do under the same GIL, not a wait that it could hide).
     """
 
     def __init__(self) -> None:
         self.waits: deque[float] = deque(maxlen=3)
         self.parse: float | None = None
         self.flaky = False  # a page needed a retry: first attempts get first_limit() from now
+        # whether the pages fetched on workers came unread (True), or read there to be
+        # stored in the HTTP cache (False); None before the first one
+        self.unread: bool | None = None
 
     @property
     def arrive(self) -> float | None:
@@ -347,11 +360,18 @@ class _Pace:
 
     def ahead(self, workers: int) -> int:
         """Requests to keep in flight: ``workers`` once two pages fetched on this thread say
-        arriving is the slower part, else 1. (A retry does not change it: pages of a fast
-        service in flight at once compete for the GIL, and are slower for every page.)"""
+        arriving is the slower part; else 2: one page fetched on a worker, its body left
+        unread there, while the last one is parsed here. Else 1 (each page fetched alone on
+        this thread) once a page came read on its worker (to be stored in the HTTP cache:
+        reading takes the GIL from parsing), or needed a retry (pages fetched alone get
+        :meth:`first_limit`). (A retry does not send a fast service's pages to the workers:
+        pages in flight at once compete for the GIL, and are slower for every page.)"""
         arrive = self.arrive
         if len(self.waits) >= 2 and self.parse is not None and arrive is not None:
-            return max(1, workers) if arrive > self.parse else 1
+            if arrive > self.parse:
+                return max(1, workers)
+            alone = self.flaky or self.unread is False  # (see first_limit, and above)
+            return 1 if alone else min(2, max(1, workers))
         return 1 if self.waits else max(1, workers)
 
     def first_limit(self) -> float | None:
@@ -440,6 +460,7 @@ class _Walk(Generic[T]):
         limit: int | None,
         size: int,
         enough: Callable[[list[Any] | pa.Array], bool] | None = None,
+        reader: Callable[[bytes], Any] | None = None,
     ) -> None:
         self.found, self.parse, self.identity, self.limit = found, parse, identity, limit
         self.size, self.enough = size, enough
@@ -453,6 +474,7 @@ class _Walk(Generic[T]):
         self.end: int | None = None  # the first page known to end the walk, once one has
         # arrived ahead of its turn: no page past it is asked for
         self.pace = _Pace()
+        self.reader = reader  # how a page a worker left unread is read here (None: as JSON)
         self.failing: tuple[str | None, int] = (None, 0)  # the last pages' failure, in a row
 
     def fail(self, number: int, error: DealframeError) -> bool:
@@ -463,6 +485,28 @@ class _Walk(Generic[T]):
         now = _outage(error)
         self.failing = (now, run + 1 if now is not None and now == kind else 1)
         return now is not None and self.failing[1] >= OUTAGE_PAGES
+
+    def reread(self, response: Response) -> Response | None:
+        """``response`` of a page a worker fetched, its body read on this thread when the
+        worker left it unread (:func:`~dealframe.transport.body.later`): by the walk's reader,
+        or else as JSON, as the transport reads any body. None when that finds no body the
+        transport takes as it is (cut short, not JSON, ``NaN`` tokens): the page is then
+        fetched again on this thread, where the transport's checks, retries and warnings
+        apply to it as to any page."""
+        if getattr(response, "read", None) is not LATER:
+            self.pace.unread = self.pace.unread or False  # read on the worker (to be cached)
+            return response
+        self.pace.unread = True
+        if self.reader is None:
+            doc, problem = parse_body(response.content)
+        else:
+            with expecting(self.reader):
+                doc, problem = parse_body(response.content)
+        if problem is not None:
+            return None
+        if isinstance(doc, Read):
+            return replace(response, read=doc.doc)
+        return replace(response, read=None, _parsed=doc)
 
     def prepare(self, number: int, response: Response) -> _Ready:
         """Check and parse one page, in any order (nothing of the walk changes)."""
@@ -660,13 +704,14 @@ def pull_pages(
     >>> pages.parts, pages.total
     ([[{'id': 0}, {'id': 1}], [{'id': 2}]], 3)
     """
+    unread = _reading(fetch, reader, now=False)  # on a worker: see _Walk.reread
     if reader is not None:
         fetch, lookup = _reading(fetch, reader), lookup and _reading(lookup, reader)
     asked = min(page_size, limit) if limit else page_size
     cpu = time.thread_time()
     first_response = fetch(1, asked)
     busy = time.thread_time() - cpu
-    walk = _Walk(found, parse, identity, limit, asked, enough)
+    walk = _Walk(found, parse, identity, limit, asked, enough, reader)
     started = time.perf_counter()
     first = walk.take(1, first_response)
     walk.pace.note(first_response, time.perf_counter() - started, busy=busy)
@@ -694,7 +739,9 @@ def pull_pages(
         if second is not None:  # the service's second page: the walk goes on from page 3
             start = 3
             beyond = beyond or (planned is not None and planned <= 2 and bool(second.has_more))
-    _walk_rest(walk, fetch, served, planned, workers, progress, desc, pool, lookup, beyond, start)
+    _walk_rest(
+        walk, fetch, unread, served, planned, workers, progress, desc, pool, lookup, beyond, start
+    )
     return _read(walk)
 
 
@@ -739,12 +786,19 @@ def _second_page(
     return walk.commit(2, ready)
 
 
-def _reading(call: Callable[[int, int], Any], reader: Callable[[bytes], Any]) -> Any:
-    """``call`` with the page's body given to ``reader`` first, on whichever thread it runs."""
+def _reading(
+    call: Callable[[int, int], Any], reader: Callable[[bytes], Any] | None, *, now: bool = True
+) -> Any:
+    """``call`` with the page's body given to ``reader`` first, on whichever thread it runs;
+    with ``now`` false, the body is left unread (:func:`~dealframe.transport.body.later`)
+    unless the HTTP cache reads it to store it (with ``reader``)."""
 
     def read(page: int, size: int) -> Any:
-        with expecting(reader):
-            return call(page, size)
+        with expecting(reader) if reader is not None else nullcontext():
+            if now:
+                return call(page, size)
+            with later():
+                return call(page, size)
 
     return read
 
@@ -767,7 +821,9 @@ def _prepare_arrived(walk: _Walk[Any], window: deque[tuple[int, Any]]) -> bool:
     for i in range(1, len(window)):
         number, future = window[i]
         if isinstance(future, Future) and future.done() and future.exception() is None:
-            response = future.result()
+            response = walk.reread(future.result())
+            if response is None:  # fetched again on this thread in its turn
+                continue
             started = time.perf_counter()
             ready = walk.prepare(number, response)
             walk.pace.note(response, time.perf_counter() - started, inline=False)
@@ -789,8 +845,9 @@ def _keep_arrived(walk: _Walk[Any], window: deque[tuple[int, Any]]) -> list[int]
             walk.commit(number, slot)
             continue
         if isinstance(slot, Future) and slot.done() and not slot.cancelled():
-            if slot.exception() is None:
-                walk.take(number, slot.result())
+            response = walk.reread(slot.result()) if slot.exception() is None else None
+            if response is not None:
+                walk.take(number, response)
                 continue
         elif isinstance(slot, Future):
             running.append((number, slot))
@@ -817,6 +874,7 @@ def _stop(
 def _walk_rest(
     walk: _Walk[T],
     fetch: Callable[[int, int], Response],
+    unread: Callable[[int, int], Response],
     served: int,
     planned: int | None,
     workers: int,
@@ -827,9 +885,10 @@ def _walk_rest(
     extend: bool = False,
     start: int = 2,
 ) -> None:
-    """Pages ``start``.. of a walk (2, or 3 once page 2 was read to settle its numbering);
-    ``extend``: follow ``has_more`` past ``planned`` from the start (page 1 said more is
-    coming while ``total`` said it held every row)."""
+    """Pages ``start``.. of a walk (2, or 3 once page 2 was read to settle its numbering):
+    ``fetch`` on this thread, ``unread`` on a worker (the body is read here:
+    :meth:`_Walk.reread`); ``extend``: follow ``has_more`` past ``planned`` from the start
+    (page 1 said more is coming while ``total`` said it held every row)."""
     shared = pool.executor() if pool is not None and pool.size == workers and workers > 1 else None
     own = (
         ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe-pages")
@@ -875,7 +934,7 @@ def _walk_rest(
                 if coming is None and ahead > 1 and executor is not None:
                     # pages in flight together answer more slowly than pages fetched alone,
                     # on which the walk's limit is measured: the transport's rule applies
-                    coming = submit(executor, fetch, next_page, served)
+                    coming = submit(executor, unread, next_page, served)
                 window.append((next_page, coming))
                 next_page += 1
             if not window:
@@ -896,7 +955,12 @@ def _walk_rest(
             else:
                 cpu = time.thread_time()
                 try:
-                    response = slot.result() if slot is not None else paced(number, served)
+                    got = slot.result() if slot is not None else None
+                    response = walk.reread(got) if got is not None else None
+                    if response is None:  # fetched here, or again here (see reread)
+                        response = paced(number, served)
+                        if got is not None:  # the worker's request was the first attempt
+                            response = replace(response, attempts=got.attempts + response.attempts)
                 except _STOPPING as exc:  # a token expired part-way: every later page fails alike
                     walk.pages.failed.append(ItemFailure(number - 2, number, exc))
                     _stop(walk, window, exc, next_page, planned)

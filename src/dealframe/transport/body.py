@@ -30,7 +30,10 @@ parsed once, by whichever asks first in the thread, and the other takes the resu
 
 A caller that knows the shape of the answers it asks for may give a schema'd reader
 (:func:`expecting`): a body that reader takes is returned as :class:`Read` (no JSON objects
-are built); any other body is checked as above.
+are built); any other body is checked as above. A caller that reads the body on another
+thread (a page walk, whose worker threads only fetch) may have the check left to it
+(:func:`later`): a body the HTTP cache has not checked (to store it) is then returned as
+``Read(LATER)``, unread, for the caller to check with :func:`parse` on its own thread.
 
 Examples
 --------
@@ -63,11 +66,13 @@ from dealframe.arguments import call_secrets
 from dealframe.errors import _ANYWHERE
 
 __all__ = [
+    "LATER",
     "NON_FINITE",
     "TRUNCATED",
     "Read",
     "echoes",
     "expecting",
+    "later",
     "non_finite",
     "parse",
     "storable",
@@ -83,6 +88,18 @@ NON_FINITE = "number tokens that JSON does not have"
 logger = logging.getLogger("dealframe.transport")
 _last = threading.local()
 _READER: ContextVar[Callable[[bytes], Any] | None] = ContextVar("dealframe_reader", default=None)
+_LATER: ContextVar[bool] = ContextVar("dealframe_later", default=False)
+
+
+class _Later:
+    """The stand-in for a body left unread (:func:`later`)."""
+
+    def __repr__(self) -> str:
+        return "LATER"
+
+
+#: What :func:`parse` returns, as ``Read(LATER)``, for a body it leaves unread (:func:`later`).
+LATER: Any = _Later()
 
 
 class Read(NamedTuple):
@@ -107,6 +124,27 @@ def expecting(reader: Callable[[bytes], Any]) -> Iterator[None]:
         yield
     finally:
         _READER.reset(token)
+
+
+@contextmanager
+def later() -> Iterator[None]:
+    """Within this block (this thread or task only), :func:`parse` leaves a body that nothing
+    has checked yet unread: it returns ``(Read(LATER), None)``, and the caller checks the body
+    (:attr:`Response.content <dealframe.transport.session.Response>`) with :func:`parse` on
+    its own thread, where a worker would have held the GIL for the whole read. A body the HTTP
+    cache checked to store it (:func:`storable`) is returned as read.
+
+    Examples
+    --------
+    >>> with later():
+    ...     parse(b'{"data": []}')
+    (Read(doc=LATER), None)
+    """
+    token = _LATER.set(True)
+    try:
+        yield
+    finally:
+        _LATER.reset(token)
 
 
 def _check(content: bytes) -> tuple[Any, str | None]:
@@ -172,12 +210,15 @@ def parse(content: bytes) -> tuple[Any, str | None]:
     starting with :data:`NON_FINITE`.
 
     Reuses the result of the last check of the very same bytes object in this thread
-    (the cache filter's), then forgets it.
+    (the cache filter's), then forgets it; within :func:`later`, a body not checked yet is
+    ``(Read(LATER), None)``.
     """
     held = getattr(_last, "held", None)
     if held is not None and held[0] is content:
         _last.held = None
         return held[1], held[2]
+    if _LATER.get():
+        return Read(LATER), None
     return _check(content)
 
 
