@@ -783,6 +783,8 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
     ('2024-02', '2024-02-01', '2024-02-29')
     >>> bucket_period("all", "none")
     ('all', None, None)
+    >>> bucket_period("0999-Q4", "quarter")
+    ('0999-Q4', '0999-10-01', '0999-12-31')
     """
     if time_bucket is not None and not isinstance(time_bucket, str):
         raise ValidationError(
@@ -802,10 +804,10 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
             m = pattern.match(text)
             period = _period(kind, m.groupdict()) if m else None
             if period is not None:
-                return (
+                return (  # ISO days: strftime's %Y is not zero-padded below 1000 (glibc)
                     _LABEL[kind](period),
-                    period.start_time.strftime("%Y-%m-%d"),
-                    period.end_time.strftime("%Y-%m-%d"),
+                    period.start_time.date().isoformat(),
+                    period.end_time.date().isoformat(),
                 )
     return None
 

@@ -23,6 +23,8 @@ from matplotlib.figure import Figure, SubFigure
 from dealframe.arguments import checked_keywords, integer_in, positive_number
 from dealframe.errors import ValidationError
 
+from .labels import fitting_text
+
 __all__ = [
     "ACCENT",
     "CURRENT_FRAME",
@@ -206,30 +208,49 @@ def _style(ax: Axes, grid: Literal["x", "y", "both"] = "y") -> None:
 
 def finish(
     ax: Axes,
-    title: str,
-    xlabel: str,
+    title: str | tuple[str, ...],
+    xlabel: str | tuple[str, ...],
     ylabel: str,
     alt: str,
     grid: Literal["x", "y", "both"] = "y",
     title_pad: float = 6.0,
 ) -> Axes:
-    """Title, axis labels, house style and alt text: the last step of every chart."""
+    """Title, axis labels, house style and alt text: the last step of every chart.
+
+    A ``title`` or ``xlabel`` given as several texts (the same words, wrapped or shortened
+    more and more) is the first that the figure's width holds, where the layout puts it
+    (:func:`~dealframe.plot.labels.fitting_text`): a fixed length fits one size only.
+    """
     _style(ax, grid)
-    ax.set_title(title, loc="left", fontsize=11, pad=title_pad)
-    ax.set_xlabel(xlabel)
+    titles = (title,) if isinstance(title, str) else title
+    xlabels = (xlabel,) if isinstance(xlabel, str) else xlabel
+    shown = ax.set_title(titles[0], loc="left", fontsize=11, pad=title_pad)
+    ax.set_xlabel(xlabels[0])
     ax.set_ylabel(ylabel)
+    if len(titles) > 1:
+        fitting_text(shown, titles)
+    if len(xlabels) > 1:
+        fitting_text(ax.xaxis.label, xlabels)
     set_alt(ax, alt)
     return ax
 
 
-def empty(ax: Axes, title: str, xlabel: str, ylabel: str, why: str = "no data") -> Axes:
-    """A chart with nothing to draw: its title and labels, and ``why`` in the middle."""
+def empty(
+    ax: Axes,
+    title: str | tuple[str, ...],
+    xlabel: str | tuple[str, ...],
+    ylabel: str,
+    why: str = "no data",
+) -> Axes:
+    """A chart with nothing to draw: its title and labels (as :func:`finish` takes them), and
+    ``why`` in the middle."""
     ax.text(
         0.5, 0.5, why, ha="center", va="center", color=MUTED, fontsize=13, transform=ax.transAxes
     )
     ax.set_xticks([])
     ax.set_yticks([])
-    return finish(ax, title, xlabel, ylabel, f"{title}: {why}.")
+    named = title if isinstance(title, str) else title[0]
+    return finish(ax, title, xlabel, ylabel, f"{named}: {why}.")
 
 
 def set_alt(ax: Axes, text: str) -> None:

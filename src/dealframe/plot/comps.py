@@ -331,13 +331,25 @@ def growth_vs_multiple(
     placed = place_labels(
         ax, [(xs[i], ys[i], _short_name(names[i])) for i in named], sizes=size[named].tolist()
     )
-    corr = pd.Series(xs[ok]).corr(pd.Series(np.log(ys[ok]))) if ok.sum() > 2 else np.nan
+    said = "."
+    if ok.sum() > 2:
+        growth, logs = xs[ok], np.log(ys[ok])
+        # an axis without spread leaves it undefined (pandas' rounding made it 0.00 or any)
+        same = [what for what, v in (("growth", growth), (short, logs)) if np.ptp(v) == 0]
+        corr = pd.Series(growth).corr(pd.Series(logs)) if not same else np.nan
+        if same:
+            said = (
+                "; the correlation of growth with log multiple is undefined (every company "
+                f"has the same {same[0]})."
+            )
+        elif np.isfinite(corr):
+            said = f"; correlation of growth with log multiple {corr:.2f}."
     alt = (
         f"Scatter of {counted(int(ok.sum()), 'company')}: {_axis(x)} on x, "
         f"{short} on a "
         f"log y axis, points sized by enterprise value. Median growth "
         f"{np.median(xs[ok]):.1f}%, median {short} {np.median(ys[ok]):.1f}x"
-        + (f"; correlation of growth with log multiple {corr:.2f}." if np.isfinite(corr) else ".")
+        + said
         + f" {counted(placed, 'largest company', 'largest companies')} named."
         + (
             f" {counted(len(current) - int(ok.sum()), 'company')} without both values (or NM) "

@@ -50,10 +50,9 @@ def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None)
     everyone = investor_activity(participant_rows(deals), None)
     table = everyone.head(_top(top))
     ax = axes_for(ax, 7.0, 0.26 * max(len(table), 4) + 1.3)
-    title = (
-        f"Most active investors: deals led or bought, top {len(table)} of {len(everyone)} "
-        f"({counted(len(deals), 'deal')})"
-    )
+    what = "Most active investors: deals led or bought,"
+    ranked = f"top {len(table)} of {len(everyone):,} ({counted(len(deals), 'deal')})"
+    title = (f"{what} {ranked}", f"{what}\n{ranked}")  # the first the figure's width holds
     xlabel, ylabel = "deals in the window", "investor"
     if not len(table):
         why = "no lead investor or buyer in these deals" if len(deals) else "no deals"
@@ -113,11 +112,18 @@ def co_investment(
     shown = pairs.head(_top(top))
     asked = co_investors["investor_id"].nunique() if "investor_id" in co_investors else 0
     ax = axes_for(ax, 7.0, 0.26 * max(len(shown), 4) + 1.3)
-    title = f"Co-investment: top {counted(len(shown), 'pair')} by deals shared"
-    xlabel = f"deals shared (whole history; co-investor lists of {counted(asked, 'investor')})"
+    # the first of each that the figure's width holds: the pairs' names push the Axes right
+    pairs = f"Co-investment: top {counted(len(shown), 'pair')}"
+    title = (f"{pairs} by deals shared", f"{pairs}\nby deals shared")
+    lists = f"co-investor lists of {counted(asked, 'investor')}"
+    xlabels = (
+        f"deals shared (whole history; {lists})",
+        f"deals shared (whole history;\n{lists})",
+        "deals shared (whole history)",
+    )
     ylabel = "pair"
     if not len(shown):
-        return empty(ax, title, xlabel, ylabel, "no co-investor listed")
+        return empty(ax, title, xlabels, ylabel, "no co-investor listed")
     y = np.arange(len(shown))[::-1]
     ax.barh(y, shown["shared_deals"].to_numpy(dtype=float), color=PALETTE[2], height=0.7)
     labels = [f"{str(a)[:24]} + {str(b)[:24]}" for a, b in zip(shown["name_a"], shown["name_b"])]
@@ -135,4 +141,4 @@ def co_investment(
         f"{pd.Timestamp(first['last_date']).date()}; pair {len(shown)}: "
         f"{counted(int(shown.iloc[-1]['shared_deals']), 'shared deal')}."
     )
-    return finish(ax, title, xlabel, ylabel, alt, grid="x")
+    return finish(ax, title, xlabels, ylabel, alt, grid="x")

@@ -1,5 +1,5 @@
 """Text that stays readable: point labels that never overlap, labels over bars kept apart,
-an axis label that fits its figure.
+axis labels that fit their figure.
 
 Point labels: each label takes the first free spot around its point.
 
@@ -18,14 +18,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-__all__ = ["fitting_ylabel", "keep_apart", "place_labels"]
+from dealframe.errors import ValidationError
+
+__all__ = ["fitting_text", "fitting_ylabel", "keep_apart", "place_labels"]
 
 #: (dx, dy) in points from the edge of the point's marker, and horizontal alignment, tried
 #: in this order.
@@ -184,6 +186,42 @@ def keep_apart(ax: Axes, labels: Sequence[Text], gap: float = _GAP) -> bool:
     return True
 
 
+def fitting_text(label: Text, texts: Sequence[str], along: Literal["x", "y"] = "x") -> str:
+    """Set ``label`` (an axis label, a title) to the first of ``texts`` that stays inside its
+    figure along ``along``, laid out with it, else to the last; returns the text set.
+
+    A text is measured where the figure's layout puts it: a title at the left of its Axes,
+    or an x label centred under them, runs past the right edge when long y tick labels push
+    the Axes right, and a wider figure would not (so a fixed length cannot be the rule). A
+    text may be of several lines (``\\n``): the layout makes room for them.
+
+    Examples
+    --------
+    >>> from dealframe.plot import figure
+    >>> _, ax = figure(2.5, 2)
+    >>> fitting_text(ax.set_title("a title much too long for this small chart", loc="left"),
+    ...              ["a title much too long for this small chart",
+    ...               "a title much too long\\nfor this small chart"])
+    'a title much too long\\nfor this small chart'
+    """
+    fig: Any = label.figure
+    while fig is not None and not isinstance(fig, Figure):  # a subfigure's: its figure's
+        fig = fig.figure
+    if fig is None:
+        raise ValidationError("label", "a text of a figure (a title, an axis label)", got=label)
+    edge = fig.bbox
+    for text in texts:
+        label.set_text(text)
+        fig.draw_without_rendering()  # the text's place in the layout made with it
+        box = label.get_window_extent(_renderer(fig))
+        if along == "x" and box.x0 >= edge.x0 and box.x1 <= edge.x1:
+            return text
+        if along == "y" and box.y0 >= edge.y0 and box.y1 <= edge.y1:
+            return text
+    label.set_text(texts[-1])
+    return texts[-1]
+
+
 def fitting_ylabel(ax: Axes, labels: Sequence[str]) -> str:
     """Set the y axis label of ``ax`` to the first of ``labels`` that fits in its figure (the
     label is centred on the Axes: a long one on a short chart runs past the top and bottom
@@ -196,13 +234,4 @@ def fitting_ylabel(ax: Axes, labels: Sequence[str]) -> str:
     >>> fitting_ylabel(ax, ["company (largest enterprise value first)", "company"])
     'company'
     """
-    fig = cast(Figure, ax.figure)
-    fig.draw_without_rendering()  # the label's place on the laid-out Axes
-    renderer = _renderer(fig)
-    edge = fig.bbox
-    for text in labels:
-        ax.set_ylabel(text)
-        box = ax.yaxis.label.get_window_extent(renderer)
-        if box.y0 >= edge.y0 and box.y1 <= edge.y1:
-            return text
-    return labels[-1]
+    return fitting_text(ax.yaxis.label, labels, "y")

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import DEAL_TYPES
+from dealframe.analytics.buckets import _warn_repeated_ids
 from dealframe.analytics.multiples import (
     MULTIPLE_BOUNDS,
     MULTIPLE_DENOMINATORS,
@@ -260,6 +261,13 @@ def quarterly_activity(deals: pd.DataFrame, window: DateWindow | None = None) ->
         (deals with an amount), ``days`` (days of the quarter inside the window) and
         ``partial`` (the window covers the quarter only in part).
 
+    Warns
+    -----
+    dealframe.DealframeWarning
+        An ``id`` repeats among the rows in the window: each row is counted as a deal (a
+        concatenation, or ``client.private.investments`` of several investors), as
+        :func:`~dealframe.analytics.bucket_medians` says it.
+
     Examples
     --------
     >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-05", "2024-05-01"]),
@@ -277,6 +285,8 @@ def quarterly_activity(deals: pd.DataFrame, window: DateWindow | None = None) ->
     labels = [quarter_label(p) for p in periods]
     dates = _deal_dates(deals)
     inside = ((dates >= start) & (dates <= end)).to_numpy(dtype=bool, na_value=False)
+    if "id" in deals.columns:  # each row is counted as a deal: said as bucket_medians says it
+        _warn_repeated_ids(deals["id"], inside)
     rows = deals.loc[inside]
     quarter = pd.Series(
         [quarter_label(p) for p in dates[inside].dt.to_period("Q")],

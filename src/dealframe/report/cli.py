@@ -70,11 +70,29 @@ EXIT_PARTIAL = 3
 _PREFIX = "dealframe report"
 
 
+def _refuse_blank(value: str | None, option: str, expected: str) -> None:
+    """Refuse ``value`` of ``option`` when it is empty or blank text: ``Path("")`` is the
+    current folder, so ``--out "$OUTDIR"`` with the variable unset would write the report
+    there (``dealframe pull -o ""`` and a config file's ``out = ""`` are refused alike).
+
+    Examples
+    --------
+    >>> _refuse_blank("", "--out", "a folder path")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --out: expected a folder path, got ''
+    """
+    if value is not None and not value.strip():
+        raise ValidationError(option, expected, got=value)
+
+
 def _jobs(args: argparse.Namespace) -> list[Any]:
     """Every report to write, checked: the config file's cohorts, or the options' one."""
     from .cohort import parse_cohort
     from .config import ReportJob, load_config
 
+    _refuse_blank(args.out, "--out", "a folder path, not empty or blank text")
+    _refuse_blank(args.config, "--config", "a TOML file path, not empty or blank text")
     given = {  # "" is refused, not dropped
         key: getattr(args, key)
         for key in ("region", "vertical", "deal_type", "since")

@@ -1,0 +1,97 @@
+"""The investor charts' text stays inside the figure, at the report's size and smaller, on the
+sandbox's investors over HTTP.
+
+docs/report.md says no text of a chart is cut off. The co-investment chart's x label,
+``deals shared (whole history; co-investor lists of 13 investors)``, is centred under Axes
+that the pairs' long names push right: at the report's 7 by 5.3 inches its end ran past the
+figure's right edge and was cut. The most active investors' title, at the left of Axes
+pushed right by the investors' names, ran past it too on a larger cohort or a narrower
+figure, and so did the co-investment title on a figure narrower than the report's. Each is
+now the first of its wrapped (or, last, shortened) forms that the figure's width holds.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from matplotlib.figure import Figure
+
+import dealframe
+from dealframe.plot import co_investment, figure, top_investors
+from dealframe.plot.shaping import investor_activity, participant_rows
+
+#: The report's height of both charts (report/pages.py): 15 rows.
+HEIGHT = 0.26 * 15 + 1.4
+
+
+@pytest.fixture(scope="module")
+def investors(sandbox: Any) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, str]]:
+    """The sandbox's deals, the co-investor lists of their 15 most active investors, and
+    those investors' names, as the report reads them."""
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as client:
+        deals = client.private.deals(limit=5000)
+        top = investor_activity(participant_rows(deals), 15)
+        with warnings.catch_warnings():  # an investor soft-deleted since is said, not here
+            warnings.simplefilter("ignore")
+            co = client.private.co_investors(list(top["participant_id"]), progress=False)
+    return deals, co, dict(zip(top["participant_id"], top["name"], strict=True))
+
+
+def _outside(fig: Figure) -> list[str]:
+    """The texts drawn past an edge of ``fig`` (half a pixel of rounding allowed)."""
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    edge = fig.bbox
+    cut = []
+    for ax in fig.axes:
+        texts = [ax.xaxis.label, ax.yaxis.label, ax.title, *ax.texts]
+        texts += [t for t in ax.get_children() if hasattr(t, "get_text") and t not in texts]
+        for text in texts:
+            if not text.get_visible() or not str(text.get_text()).strip():
+                continue
+            box = text.get_window_extent(renderer)
+            if (
+                box.x0 < edge.x0 - 0.5
+                or box.x1 > edge.x1 + 0.5
+                or box.y0 < edge.y0 - 0.5
+                or box.y1 > edge.y1 + 0.5
+            ):
+                cut.append(f"{text.get_text()!r} at {box.x0:.0f}..{box.x1:.0f}")
+        whole = ax.get_tightbbox(renderer)  # tick labels too, those drawn only
+        assert whole is not None
+        if whole.x1 > edge.x1 + 0.5 or whole.x0 < edge.x0 - 0.5:
+            cut.append(f"the chart spans {whole.x0:.0f}..{whole.x1:.0f} of {edge.x1:.0f}")
+    return cut
+
+
+@pytest.mark.parametrize("width", [7.0, 5.5])
+def test_the_co_investment_label_is_not_cut(investors, width):
+    _, co, names = investors
+    fig, ax = figure(width, HEIGHT)
+    co_investment(co, names=names, top=15, ax=ax)
+    assert _outside(fig) == []
+    label = " ".join(ax.get_xlabel().split())
+    asked = co["investor_id"].nunique()
+    if width == 7.0:  # at the report's size all of it is said, on two lines if need be
+        assert label == f"deals shared (whole history; co-investor lists of {asked} investors)"
+    else:
+        assert label.startswith("deals shared (whole history")
+    title = " ".join(ax.get_title(loc="left").split())
+    assert title == "Co-investment: top 15 pairs by deals shared"
+
+
+@pytest.mark.parametrize("width", [7.0, 5.0])
+def test_the_top_investors_title_is_not_cut(investors, width):
+    deals, _, _ = investors
+    fig, ax = figure(width, HEIGHT)
+    top_investors(deals, top=15, ax=ax)
+    assert _outside(fig) == []
+    title = " ".join(ax.get_title(loc="left").split())
+    assert title.startswith("Most active investors: deals led or bought, top 15 of ")
+    assert title.endswith(f"({len(deals):,} deals)")
