@@ -85,6 +85,7 @@ def test_config_file(tmp_path):
     [
         ({"out": "r"}, "no cohort"),
         ({"cohort": [{"region": "Oceania"}]}, "no output folder"),
+        ({"out": "   ", "cohort": [{"region": "Oceania"}]}, "no output folder"),
         ({"out": "r", "metrc": "x", "cohort": []}, "did you mean 'metric'"),
         ({"out": "r", "top": 0, "cohort": [{"region": "Oceania"}]}, "top"),
         (
@@ -122,3 +123,15 @@ def test_a_region_typo_is_worded_and_typed_as_the_clients_region_errors():
     ):
         parse_cohort({"region": "Oceanai"})
     assert parse_cohort({"region": "oceania"}).region == "Oceania"
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\t"])
+def test_a_blank_output_folder_is_refused_not_made(blank, tmp_path, monkeypatch):
+    """A folder named with spaces is no output folder (a blank ``$OUTDIR``): refused, and
+    nothing is made in the current folder."""
+    from dealframe.report.files import prepare_out_dir
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValidationError, match="invalid out_dir: expected a folder path"):
+        prepare_out_dir(blank)
+    assert list(tmp_path.iterdir()) == []

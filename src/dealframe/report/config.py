@@ -98,7 +98,7 @@ def parse_config(
                 f"{', '.join(CONFIG_KEYS)})",
             )
     base = out if out is not None else document.get("out")
-    if not isinstance(base, (str, os.PathLike)) or not str(base):
+    if not isinstance(base, (str, os.PathLike)) or not str(base).strip():
         raise ConfigError(
             source, f'{source}: no output folder: set out = "DIR" in the file or pass --out'
         )

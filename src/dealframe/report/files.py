@@ -41,7 +41,7 @@ def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
     Raises
     ------
     dealframe.errors.ValidationError
-        The path is a file, cannot be created, or is not writable.
+        The path is empty or blank, a file, cannot be created, or is not writable.
 
     Examples
     --------
@@ -49,8 +49,8 @@ def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
     >>> prepare_out_dir(tempfile.mkdtemp()).is_dir()
     True
     """
-    if not isinstance(out_dir, (str, os.PathLike)) or not str(out_dir):
-        raise ValidationError("out_dir", "a folder path", got=out_dir)
+    if not isinstance(out_dir, (str, os.PathLike)) or not str(out_dir).strip():
+        raise ValidationError("out_dir", "a folder path (not empty or blank)", got=out_dir)
     path = expanded_path(out_dir, "out_dir")
     expected = "a folder that can be created and written to"
     if path.exists() and not path.is_dir():
