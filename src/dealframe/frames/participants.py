@@ -82,6 +82,10 @@ LIVE_WITHOUT_INVESTORS = "live_deals_without_investors"
 DELETED_WITHOUT_INVESTORS = "deleted_deals_without_investors"
 #: ``attrs`` key of an edge list: soft-deleted deals left out.
 DELETED_LEFT_OUT = "deleted_deals_left_out"
+#: ``attrs`` key of an exploded frame: the roles read (those asked whose column the deals
+#: have), a tuple; :func:`co_investment_edges` blames the explode for a role without rows only
+#: when the role was not read.
+ROLES_READ = "roles"
 
 
 @checked_keywords
@@ -288,6 +292,7 @@ def explode_participants(
             frame[spec.name] = col.astype(dtype_of(spec))
     missing = int(lacking.sum())
     frame.attrs[WITHOUT_INVESTORS] = missing
+    frame.attrs[ROLES_READ] = tuple(present)
     frame.attrs.update(_lacking_with_rows(lacking_rows, frame["deal_id"], frame["deleted"]))
     if missing:
         warnings.warn(
@@ -351,20 +356,40 @@ def _incomplete(exploded: pd.DataFrame, rows: pd.DataFrame) -> int:
 
 
 def _say_unexploded(exploded: pd.DataFrame, wanted: Sequence[str], any_asked: bool) -> None:
-    """Warn when roles asked of :func:`co_investment_edges` have no row because they were not
-    exploded: no row of any of them (no edge), or the investor role with no row while lead
-    investors have some (a full list holds its leads). A role merely absent from the deals
-    (buyers of funding rounds only) is said only when nothing is left to count."""
+    """Warn when roles asked of :func:`co_investment_edges` have no row: no row of any of them
+    (no edge), or the investor role with no row while lead investors have some (a full list
+    holds its leads). A role merely absent from the deals (buyers of funding rounds only) is
+    said only when nothing is left to count. The explode is blamed only for roles it did not
+    read (``attrs["roles"]``); roles it read have no deal with them; without that record (a
+    frame built otherwise, or a ``concat`` of frames of other roles, whose ``attrs`` pandas
+    drops) either may be the cause, and both are said."""
     held = set(exploded["role"].dropna().astype(object).unique().tolist())
     unseen = [role for role in wanted if role not in held]
     if any_asked and not ("investor" in unseen and "lead_investor" in held):
         return
+    read = exploded.attrs.get(ROLES_READ)
+    named = ", ".join(map(repr, unseen))
+    holds = f"it holds {', '.join(map(repr, sorted(held))) or 'no role'}"
+    if not isinstance(read, (tuple, list)):
+        cause = (
+            f"no row of the exploded frame has role {named} ({holds}): either no deal of the "
+            "frame has one, or explode_participants was not given the role (it reads only the "
+            "roles it is given; explode the deals with the roles you count)"
+        )
+    elif unexploded := [role for role in unseen if role not in read]:
+        cause = (
+            f"no row of the exploded frame has role {', '.join(map(repr, unexploded))} "
+            f"({holds}; explode_participants read only {', '.join(map(repr, read)) or 'none'}"
+            "): explode the deals with the roles you count"
+        )
+    else:
+        cause = (
+            f"no deal of the frame has a participant of role {named} ({holds}; the role was read)"
+        )
     warnings.warn(
-        f"no row of the exploded frame has role {', '.join(map(repr, unseen))} (it holds "
-        f"{', '.join(map(repr, sorted(held))) or 'no role'}; explode_participants reads only "
-        "the roles it is given): "
-        + ("its edges count the other roles only" if any_asked else "no edge is counted")
-        + "; explode the deals with the roles you count",
+        cause
+        + ": "
+        + ("its edges count the other roles only" if any_asked else "no edge is counted"),
         MissingInvestorsWarning if "investor" in unseen else DealframeWarning,
         stacklevel=user_stacklevel(),
     )

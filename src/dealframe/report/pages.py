@@ -33,7 +33,7 @@ from dealframe.plot import (
 )
 from dealframe.plot.deals import METRIC_LABELS
 
-from .gather import COMPARED_PERIODS, ReportData
+from .gather import COMPARED_PERIODS, ReportData, Unserved
 from .headline import CI_LEVEL, SMALL_N, Headline
 from .render import Bullets, Cards, Chart, Heading, Row, Section, Text, table
 from .tables import COMPS_MULTIPLES, bounds_text, comps_display
@@ -299,10 +299,35 @@ def _no_investors(data: ReportData, top: pd.DataFrame) -> tuple[str, str]:
         )
     if not len(top):
         return ranked, "No investor ranked in the window: no co-investor list to read."
-    missing = len(data.co_investors_missing)
-    if missing and missing == len(top):
-        return ranked, "The service no longer serves the investors ranked: no co-investor list."
+    gone = data.co_investors_unserved
+    if gone.ids and len(gone.ids) == len(top):
+        if len(gone.deleted) == len(top):
+            return ranked, "The service no longer serves the investors ranked: no co-investor list."
+        return ranked, f"No co-investor list of the investors ranked: {_unserved(gone)}"
     return ranked, "The service lists no co-investor of the investors ranked."
+
+
+def _unserved(gone: Unserved) -> str:
+    """The investors whose co-investor list answered 404, in words: "soft-deleted" only of
+    those the service says are, the others as the client saw their 404.
+
+    Examples
+    --------
+    >>> _unserved(Unserved(["a", "b", "c"], ["a"], "no such id, soft-deleted, or no items"))
+    '1 of the investors listed is no longer served by the service (soft-deleted since the deals). 2 answered 404 on /investors/{id}/co_investors (no such id, soft-deleted, or no items). Their co-investors are not shown.'
+    """
+    said = []
+    if gone.deleted:
+        n = len(gone.deleted)
+        said.append(
+            f"{n} of the investors listed {plural(n, 'is', 'are')} no longer served by the "
+            "service (soft-deleted since the deals)."
+        )
+    if gone.others:
+        said.append(
+            f"{len(gone.others)} answered 404 on /investors/{{id}}/co_investors ({gone.why})."
+        )
+    return " ".join([*said, "Their co-investors are not shown."])
 
 
 def _investors(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
@@ -320,10 +345,8 @@ def _investors(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
                 "/investors/{id}/co_investors lists, which hold every participant of every deal "
                 "of each investor, not only leads."
                 + (
-                    f" {len(data.co_investors_missing)} of the investors listed "
-                    f"{plural(len(data.co_investors_missing), 'is', 'are')} no longer served by "
-                    "the service (soft-deleted since the deals); their co-investors are not shown."
-                    if data.co_investors_missing
+                    f" {_unserved(data.co_investors_unserved)}"
+                    if data.co_investors_unserved.ids
                     else ""
                 ),
                 css="lead",
