@@ -98,6 +98,7 @@ __all__ = [
     "shaping_findings",
     "text_offsets",
     "typed_fields",
+    "whole_page",
 ]
 
 #: Largest count taken from ``meta`` at face value (a bigger ``total`` is not believed).
@@ -823,13 +824,21 @@ NO_META = "no meta (total, has_more, limit unknown): paged until an empty or sho
 
 
 def read_page(
-    doc: Mapping[str, Any], found: Findings, *, number: int, where: str | None = None
+    doc: Mapping[str, Any],
+    found: Findings,
+    *,
+    number: int,
+    where: str | None = None,
+    asked: int | None = None,
+    index: int | None = None,
 ) -> PageRead:
     """The items and believable ``meta`` of one collection page, findings recorded.
 
     ``data`` that is not a list counts as an empty page; items that are not objects are
     dropped (``wrong_shape``); a ``meta.returned`` that differs from the items received
-    is a ``count_mismatch``; a page without ``meta`` is a ``bad_meta`` (:data:`NO_META`).
+    is a ``count_mismatch``, read as rows lost (its ``shortfall``) unless the page shows it
+    whole (:func:`whole_page`, told the ``limit`` ``asked`` and the page's ``index`` in its
+    query, from 0); a page without ``meta`` is a ``bad_meta`` (:data:`NO_META`).
     Counts written as text (``"15"``) or floats (``15.0``) and ``has_more`` written
     ``"true"``/``"false"`` are read, with one ``bad_meta`` finding for the page that names them.
 
@@ -866,13 +875,53 @@ def read_page(
     if text:
         found.add("bad_meta", _as_written(text), where=where)
     if read.returned is not None and read.returned != len(data):
+        count = f"meta.returned says {read.returned} rows, the page holds {len(data)}"
+        short = read.returned > len(data)
+        whole = whole_page(read, len(data), asked=asked, index=index) if short else None
         found.add(
             "count_mismatch",
-            f"meta.returned says {read.returned} rows, the page holds {len(data)}",
+            count if whole is None else f"{count}, {whole}: no rows lost",
             where=where,
-            shortfall=max(0, read.returned - len(data)),
+            shortfall=0 if whole is not None else max(0, read.returned - len(data)),
         )
     return read
+
+
+def whole_page(read: PageRead, held: int, *, asked: int | None, index: int | None) -> str | None:
+    """Why a page of ``held`` rows is whole whatever its ``meta.returned`` says (a service
+    may echo the ``limit`` asked there, or write ``meta.total``: the interface document lists
+    ``returned`` without defining it), or None when nothing shows it.
+
+    A page is whole when it is full (it holds at least the smaller of the ``limit`` asked and
+    its ``meta.limit``: a page holds at most ``limit`` rows), or when it is a whole last page:
+    its ``has_more`` is not true and the rows of the pages before it (``index`` pages of that
+    size) and its own make its ``meta.total``.
+
+    Examples
+    --------
+    >>> whole_page(PageRead(1, [], total=120, returned=1000, limit=1000), 120, asked=1000,
+    ...            index=0)
+    'the last page, whole (0 rows before it and its 120 make the 120 of meta.total)'
+    >>> whole_page(PageRead(1, [], total=120, returned=120, limit=50), 50, asked=50, index=0)
+    'a full page (a page holds at most 50 rows)'
+    >>> whole_page(PageRead(1, [], total=120, returned=120, has_more=True), 20, asked=50,
+    ...            index=2) is None
+    True
+    """
+    sizes = [n for n in (asked, read.limit) if n is not None and n > 0]
+    if not sizes:
+        return None
+    size = min(sizes)
+    if held >= size:
+        return f"a full page (a page holds at most {size} rows)"
+    if read.has_more is not True and read.total is not None and index is not None and index >= 0:
+        before = index * size
+        if before + held == read.total:
+            return (
+                f"the last page, whole ({before} rows before it and its {held} make the "
+                f"{read.total} of meta.total)"
+            )
+    return None
 
 
 def identities(

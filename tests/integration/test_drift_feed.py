@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,6 @@ import orjson
 import pandas as pd
 import pytest
 
-import dealframe.sandbox
 from dealframe import mirror
 from dealframe.client import Client
 from dealframe.errors import ServiceContractError
@@ -36,29 +35,11 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     no_hang,
     proxy,
 )
+from _own_sandbox import client, sandbox, sb  # noqa: F401 - fixtures are used by name
 
 HANG_LIMIT = 60
 FEED = r"/api/private/v1/transactions$"
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[Any]:
-    """A sandbox of this module's own: the tests change its data."""
-    with dealframe.sandbox.run(scale=0.02, seed=41) as served:
-        yield served
-
-
-@pytest.fixture()
-def sb(sandbox: Any) -> Iterator[Any]:
-    sandbox.reset()
-    yield sandbox
-    sandbox.reset()
-
-
-@pytest.fixture()
-def client(sb: Any, proxy: Any) -> Iterator[Client]:
-    with Client(proxy.url, sb.public_token, sb.private_key, cache_enabled=False, **FAST) as c:
-        yield c
+OWN_SANDBOX = {"scale": 0.02, "seed": 41}  # the tests change its data
 
 
 def _feed(ex: Exchange) -> bool:

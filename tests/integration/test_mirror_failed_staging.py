@@ -86,3 +86,22 @@ def test_a_sync_failing_part_way_deletes_what_it_staged(sb, tmp_path):
     status = mirror.status(path).set_index("entity")
     assert status.loc["companies", "rows"] > 0  # committed before investors failed
     assert "investors" not in status.index  # no table of it yet
+
+
+def test_a_sync_refused_for_another_source_changes_nothing_of_the_mirror(sb, tmp_path):
+    # what an interrupted sync left: deleted by the next sync this mirror allows, not by one
+    # it refuses (the refusal is the mirror's own: nothing of it may change)
+    path = tmp_path / "m"
+    with Client.for_sandbox(sb, progress=False, cache_enabled=False) as client:
+        mirror.sync(client, path, entities=["investors"], progress=False)
+    left = path / store.STAGING / "000009" / "investors" / "part-000.parquet"
+    left.parent.mkdir(parents=True)
+    left.write_bytes(b"x")
+    marker = path / "._mirror.json.tmp-abc"
+    marker.write_text("{}")
+    before = sorted(p.relative_to(path).as_posix() for p in path.rglob("*"))
+    with Client(sb.url, sb.public_token, sb.private_key, progress=False, cache_enabled=False) as c:
+        with pytest.raises(mirror.MirrorStateError, match="was synced from"):
+            mirror.sync(c, path, entities=["investors"], progress=False)
+    assert sorted(p.relative_to(path).as_posix() for p in path.rglob("*")) == before
+    assert left.read_bytes() == b"x" and marker.read_text() == "{}"

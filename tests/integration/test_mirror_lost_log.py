@@ -6,11 +6,19 @@ no ``MirrorRepairWarning``, ``report[entity].repaired`` None and a history whose
 a ``full`` without a reason. It is now treated as every damaged table is: its folder moved
 to ``_damaged/``, the table rebuilt from a full pull with a warning, ``repaired`` and the
 history's reason saying what was wrong.
+
+A first sync killed between moving its files into the table folder and writing the log leaves
+the same folder, and its staging: that is an interrupted sync, not damage. The next sync
+deletes those files as it deletes the staging (``recovered_files``), with no warning.
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+import textwrap
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,3 +68,42 @@ def test_a_table_whose_log_was_deleted_is_set_aside_and_rebuilt_with_a_warning(c
     assert mirror.status(path).set_index("entity").loc["deals", "rows"] == len(
         client.private.deals(include_deleted=True)
     )
+
+
+_KILLED = textwrap.dedent("""
+    import os, sys
+    from dealframe import mirror
+    from dealframe.client import Client
+    from dealframe.mirror import store
+    def hook(step):
+        if step == "moved-in":  # the files in the table folder, no log yet
+            os._exit(9)
+    store.set_crash_hook(hook)
+    with Client(*sys.argv[1:4], progress=False, cache_enabled=False) as c:
+        mirror.sync(c, sys.argv[4], entities=["investors"], progress=False)
+""")
+
+
+def test_a_first_sync_killed_before_its_log_is_an_interrupted_sync_not_damage(sb, tmp_path):
+    path = tmp_path / "m"
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED, sb.url, sb.public_token, sb.private_key, str(path)],
+        timeout=120,
+    )
+    assert killed.returncode == 9
+    left = sorted((path / "investors").glob("*.parquet"))
+    assert left and not (path / "investors" / "_delta_log").exists()
+    assert list((path / "_staging").glob("*/investors"))  # the staging of the sync killed
+
+    with Client(sb.url, sb.public_token, sb.private_key, progress=False, cache_enabled=False) as c:
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            report = mirror.sync(c, path, entities=["investors"], progress=False)
+    assert [str(w.message) for w in said] == []  # no MirrorRepairWarning: nothing was damaged
+    done = report["investors"]
+    assert done.full and done.repaired is None and report.recovered_files >= len(left)
+    assert not (path / "_damaged").exists() and not (path / "_staging").exists()
+    on_disk = {p.name for p in (path / "investors").glob("*.parquet")}
+    assert on_disk == {p.name for p in mirror.files(path, "investors")}
+    assert not on_disk & {p.name for p in left}
+    assert mirror.history(path, "investors")["operation"].tolist() == ["full"]

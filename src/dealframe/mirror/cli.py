@@ -126,8 +126,8 @@ def _sync(args: argparse.Namespace) -> int:
         )
         if r.repaired:
             print(f"{'':<10} rebuilt: {r.repaired}")
-        notes = (r.page_size_refused, r.page_from_0, r.filter_strict, r.stamped_ahead)
-        for note in (*notes, r.rows_differ):
+        notes = (r.page_size_refused, r.page_from_0, r.page_asked_again, r.filter_strict)
+        for note in (*notes, r.stamped_ahead, r.rows_differ):
             if note:
                 print(f"{'':<10} {note}")
     return 0

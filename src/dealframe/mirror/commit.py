@@ -173,7 +173,9 @@ def commit_entity(
         else:
             files = _final_files(staged, parts)
             step("before-commit")
-            commit_files(folder, table, add_files(folder, files), schema, props, entity)
+            added = add_files(folder, files)
+            step("moved-in")  # the files in the table folder, not yet in its log
+            commit_files(folder, table, added, schema, props, entity)
     else:
         assert table is not None
         rows = (

@@ -26,12 +26,14 @@ is the only I/O. The page size is the service's to bound (the interface document
 say): a ``limit`` refused as too large (400, 413 or 422 naming ``limit``) is asked again at
 the bound the refusal states, as the client's list calls do
 (:meth:`~dealframe.private.api.PrivateApi.deals`), and said in the sync's report. A page
-holding fewer rows than it says (:func:`rows_lost`) is asked once more; short again, the walk
+holding fewer rows than it says (:func:`rows_lost`) is asked once more: whole then, it is said
+once per entity as no rows missing (:attr:`ClientFetch.whole_again`); short again, the walk
 stops with a :class:`~dealframe.errors.ServiceContractError`, nothing committed.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,6 +82,9 @@ class ClientFetch:
         second page). The client then counts from 0, and the caller reads the walk again.
     again : int
         Pages asked once more because the first answer was short of rows.
+    whole_again : list of str
+        What each page asked once more and whole the second time held the first time (the
+        first answer's own warnings are not said: nothing of it was kept).
     origin : int
         The service's number of a query's first page, as this fetch counts: taken from the
         client when the fetch is made and changed only by this fetch's own finding, so a list
@@ -92,6 +97,7 @@ class ClientFetch:
     refused: list[str] = field(default_factory=list)
     from_0: str | None = None
     again: int = 0
+    whole_again: list[str] = field(default_factory=list)
     origin: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -172,17 +178,25 @@ class ClientFetch:
         are missing (:func:`rows_lost`) is asked once more; still short, the walk stops
         before anything is committed (the rows lost cannot be named, and a checkpoint moved
         past them would never read them again)."""
-        frame = self._ask(filters, page)
+        with warnings.catch_warnings(record=True) as first_said:
+            warnings.simplefilter("always")  # held until the page is known whole or not
+            frame = self._ask(filters, page)
         lost = rows_lost(frame)
         if not lost:
+            for said in first_said:  # as they were warned, under the caller's filters
+                warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
             return frame
         self.again += 1
+        since = filters.get("updated_at", {}).get("gte")
+        query = "every record" if since is None else f"updated_at >= {since}"
         again = self._ask(filters, page)
         still = rows_lost(again)
         if not still:
+            self.whole_again.append(
+                f"page {page} of {query}: {'; '.join(f['message'] for f in lost)}; asked once "
+                f"more, it held all {len(again)} rows"
+            )
             return again
-        since = filters.get("updated_at", {}).get("gte")
-        query = "every record" if since is None else f"updated_at >= {since}"
         raise ServiceContractError(
             200,
             f"the change feed of {self.entity} (POST /api/private/v1/{self.name}, page {page} "

@@ -298,16 +298,31 @@ def staged_tables(staged: StagedRows, parts: list[Part]) -> Iterator[pa.Table]:
 
 def recover(root: Path) -> list[Path]:
     """Delete what an interrupted sync left outside the tables: its staging folder and
-    temporary marker files. (Data files a dead commit wrote into a table are never read, since
-    no log entry names them; ``compact`` deletes them.)
+    temporary marker files; and the data files a first sync of an entity (or a rebuild)
+    moved into the entity's table folder before it could write the table's log: a folder
+    holding data files and no Delta log, whose entity has a staging folder (the sync that died
+    there). Without such staging, a folder with data files and no log is a table whose log was
+    lost (:func:`~dealframe.mirror.table.log_lost`), left to the sync to set aside. (Data files
+    a dead commit wrote into a table are never read, since no log entry names them;
+    ``compact`` deletes them.)
 
     Returns
     -------
     list of Path
         The files removed.
     """
+    from .table import log_lost  # table imports this module
+
     removed: list[Path] = []
     staging = root / STAGING
+    for entity in sorted({p.name for p in staging.glob("*/*") if p.is_dir()}):
+        folder = root / entity
+        if log_lost(folder) is not None:  # an interrupted first sync: nothing committed
+            files = sorted(folder.glob("*.parquet"))
+            for file in files:
+                file.unlink()
+            removed += files
+            fsync_dir(folder)
     if staging.exists():
         removed += [p for p in staging.rglob("*") if p.is_file()]
         shutil.rmtree(staging)

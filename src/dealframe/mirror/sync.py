@@ -94,7 +94,9 @@ DAMAGED = "_damaged"
 class EntityReport:
     """What one entity's sync did (``page_size_refused``: the service refused the page size
     asked for, and the smaller one used; ``page_from_0``: the service was seen counting
-    ``page`` from 0, and the feed read again; as in the list calls' ``attrs``).
+    ``page`` from 0, and the feed read again; as in the list calls' ``attrs``;
+    ``page_asked_again``: a feed page came short of rows, was asked once more and came whole,
+    so nothing is missing, said once with a :class:`~dealframe.ServiceContractWarning`).
     ``filter_strict`` says page 1 of a cursor's time left out the rows just served at that
     time: a service reading ``updated_at`` as strictly after the time sent, or those rows
     changed again meanwhile (the walk then asked from 1 µs before each cursor, and lost
@@ -141,6 +143,7 @@ class EntityReport:
     repaired: str | None = None
     page_size_refused: str | None = None
     page_from_0: str | None = None
+    page_asked_again: str | None = None
     stamped_ahead: str | None = None
     filter_strict: str | None = None
     service_rows: int | None = None
@@ -652,6 +655,24 @@ def _sync_entity(
     return report
 
 
+def _asked_again(fetch: ClientFetch, done: EntityReport, said: Said) -> None:
+    """Say the feed pages that came short of rows and whole when asked once more, in
+    ``done`` and once among the sync's warnings: no rows are missing, the service answered
+    one request otherwise than its ``meta`` says."""
+    if not fetch.whole_again:
+        return
+    more = len(fetch.whole_again) - 1
+    done.page_asked_again = fetch.whole_again[0] + (
+        f" (and {more} more page(s) so)" if more else ""
+    )
+    said.append(
+        (
+            ServiceContractWarning,
+            f"the change feed of {done.entity}: {done.page_asked_again}; no rows are missing",
+        )
+    )
+
+
 def _diverge(said: Said, message: str) -> None:
     said.append((MirrorDivergenceWarning, message))
 
@@ -950,37 +971,42 @@ def sync(
         with guard_write(path):
             root = open_folder(path, create=True)
             _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
-            # a sync that fails deletes what it staged (the lock's file stays: see durable)
-            with mirror_lock(root, lock_timeout), cleared_on_failure(root):
+            with mirror_lock(root, lock_timeout):
                 state = _marker(root, client, allow_other_source, said)
-                report = SyncReport(root, recovered_files=len(recover(root)))
-                sync_no = state.syncs  # this sync's own number, taken before any table is written
-                for entity in names:
-                    current = entity
-                    fetch = client_fetch(client, entity, page_size)
-                    with _offsets_said(entity, said):
-                        done = report.entities[entity] = _sync_entity(
-                            root,
-                            entity,
-                            fetch,
-                            overlap=gap,
-                            page_size=page_size,
-                            rows_per_file=rows_per_file,
-                            sync_no=sync_no,
-                            progress=bar,
-                            repair=repair,
-                            said=said,
-                        )
-                        # the refused pages were sent too, page 0 when it was looked for,
-                        # and the pages asked again (short of rows)
-                        done.requests += (
-                            len(fetch.refused) + (fetch.from_0 is not None) + fetch.again
-                        )
-                        done.page_size_refused = "; ".join(fetch.refused) or None
-                        done.page_from_0 = fetch.from_0
-                        _compare_counts(client, root, done, said)
-                current = None
-                recover(root)  # the staging folder of this sync
+                # a sync that fails deletes what it staged (the lock's file stays: see
+                # durable); one refused by the marker (another source) changes nothing
+                with cleared_on_failure(root):
+                    report = SyncReport(root, recovered_files=len(recover(root)))
+                    sync_no = (
+                        state.syncs
+                    )  # this sync's own number, taken before any table is written
+                    for entity in names:
+                        current = entity
+                        fetch = client_fetch(client, entity, page_size)
+                        with _offsets_said(entity, said):
+                            done = report.entities[entity] = _sync_entity(
+                                root,
+                                entity,
+                                fetch,
+                                overlap=gap,
+                                page_size=page_size,
+                                rows_per_file=rows_per_file,
+                                sync_no=sync_no,
+                                progress=bar,
+                                repair=repair,
+                                said=said,
+                            )
+                            # the refused pages were sent too, page 0 when it was looked for,
+                            # and the pages asked again (short of rows)
+                            done.requests += (
+                                len(fetch.refused) + (fetch.from_0 is not None) + fetch.again
+                            )
+                            done.page_size_refused = "; ".join(fetch.refused) or None
+                            done.page_from_0 = fetch.from_0
+                            _asked_again(fetch, done, said)
+                            _compare_counts(client, root, done, said)
+                    current = None
+                    recover(root)  # the staging folder of this sync
     except BaseException as exc:
         if current is not None and isinstance(exc, DealframeError):
             _noted(exc, _resume_note(names, list(report.entities), current))

@@ -1140,7 +1140,14 @@ class PrivateApi:
         response = self._request("POST", f"/{entity}", kind, refresh, cache, json=body)
         endpoint = f"POST {PREFIX}/{entity}"
         found = Findings(f"{endpoint} page {page}")
-        read = read_page(response.json(), found, number=page, where=found.where)
+        read = read_page(  # the page's place in its query, as this client counts pages
+            response.json(),
+            found,
+            number=page,
+            where=found.where,
+            asked=limit,
+            index=page - self._first_page,
+        )
         identities(read.items, "id", found)
         with shaping(response.request, endpoint, found), rows_said_later() as later:
             frame = shape.list_frame(entity, [shape.list_page_columns(entity, read.items)])

@@ -512,7 +512,13 @@ class _Walk(Generic[T]):
         """Check and parse one page, in any order (nothing of the walk changes)."""
         found = Findings(self.found.where)
         doc = getattr(response, "read", None)  # read by the walk's reader, or else as JSON
-        page = read_page(response.json() if doc is None else doc, found, number=number)
+        page = read_page(  # the walk's page ``number`` follows number - 1 pages of its size
+            response.json() if doc is None else doc,
+            found,
+            number=number,
+            asked=self.size,
+            index=number - 1,
+        )
         where = f"{self.found.where} page {number}"
         part = self.parse(page.items)
         column = _parsed_ids(part, self.identity, len(page.items))
