@@ -9,7 +9,7 @@ import threading
 from dealframe.contract import Findings
 from dealframe.private.paging import LATE_FACTOR, LATE_FLOOR, _Pace, pull_pages
 from dealframe.transport.body import Read, parse
-from dealframe.transport.session import RequestInfo, Response
+from dealframe.transport.session import _RESUMED, RequestInfo, Response
 
 
 class _Page:
@@ -157,7 +157,11 @@ def _unread_walk(elapsed: float, cut: int | None = None, workers: int = 4):
         read = doc.doc if isinstance(doc, Read) else None
         fetches[page][-1] = (fetches[page][-1][0], read is not None and repr(read) == "LATER")
         info = RequestInfo("POST", "/x", "private")
-        return Response(200, body, {}, False, elapsed, info, 1, read=read)
+        # as the transport: a request resumed from a worker's answer (resume) goes on from
+        # that answer's attempts (the unread body failed its check here: this is a resend)
+        resumed = _RESUMED.get()
+        attempts = 1 if resumed is None else resumed.attempts + 1
+        return Response(200, body, {}, False, elapsed, info, attempts, read=read)
 
     pages = pull_pages(
         fetch,
@@ -184,8 +188,9 @@ def test_a_fast_service_s_pages_run_one_ahead_unread_and_are_read_here():
 
 
 def test_a_page_whose_unread_body_is_cut_short_is_fetched_again_here():
-    # the transport would have sent it again; the caller finds it cut short and asks here,
-    # where the transport's checks and retries apply: the worker's request was an attempt
+    # the transport would have sent it again; the caller finds it cut short and hands it to
+    # the transport here (resume), whose checks and retries apply: the worker's request was
+    # an attempt (the transport's side is tested over HTTP: test_paging_unread_bodies.py)
     pages, fetches, _, _ = _unread_walk(elapsed=0.0, cut=5)
     assert [p[0]["id"] for p in pages.parts] == [f"r{i}" for i in range(0, 95, 10)]
     assert fetches[5] == [(False, True), (True, False)]

@@ -12,8 +12,9 @@ are checked and parsed meanwhile, and the workers go on fetching; every page sti
 result in page order. Only the requests run on the workers: the transport leaves each body
 unread there (:func:`~dealframe.transport.body.later`), and this thread reads and checks it
 (:meth:`_Walk.reread`), as the transport would; a body that is not one the transport takes as
-it is (cut short, not JSON) is fetched again on this thread, the worker's request counted as
-its first attempt. Many requests run ahead only while a page is waited for longer than it
+it is (``NaN`` tokens, cut short, not JSON) is handed back to the transport on this thread
+(:func:`~dealframe.transport.session.resume`), which judges it as its own: read and warned of,
+or sent again within what the worker's attempts left of the request's retries. Many requests run ahead only while a page is waited for longer than it
 takes to parse (:class:`_Pace`); from a service that answers faster (one on this machine or
 the same rack) one page is fetched on a worker while the one before it is parsed, which hides
 the service's time and the transfer without the GIL being fought over. Pages that the HTTP
@@ -102,6 +103,7 @@ from ..transport.paging import (
     show_progress,
     submit,
 )
+from ..transport.session import resume
 from ..transport.stragglers import sooner
 
 if TYPE_CHECKING:
@@ -490,9 +492,11 @@ class _Walk(Generic[T]):
         """``response`` of a page a worker fetched, its body read on this thread when the
         worker left it unread (:func:`~dealframe.transport.body.later`): by the walk's reader,
         or else as JSON, as the transport reads any body. None when that finds no body the
-        transport takes as it is (cut short, not JSON, ``NaN`` tokens): the page is then
-        fetched again on this thread, where the transport's checks, retries and warnings
-        apply to it as to any page."""
+        transport takes as it is (cut short, not JSON, ``NaN`` tokens): in its turn the page
+        is then handed to the transport on this thread (:func:`~dealframe.transport.session.resume`), which
+        judges that body as it judges any: with ``NaN`` tokens, read as null and warned of;
+        cut short or not JSON, sent again within what is left of the request's retries, or
+        failed as the transport fails it."""
         if getattr(response, "read", None) is not LATER:
             self.pace.unread = self.pace.unread or False  # read on the worker (to be cached)
             return response
@@ -957,10 +961,11 @@ def _walk_rest(
                 try:
                     got = slot.result() if slot is not None else None
                     response = walk.reread(got) if got is not None else None
-                    if response is None:  # fetched here, or again here (see reread)
+                    if response is None and got is not None:  # judged by the transport here
+                        with resume(got):  # (see reread): sent again only if its retries allow
+                            response = paced(number, served)
+                    elif response is None:
                         response = paced(number, served)
-                        if got is not None:  # the worker's request was the first attempt
-                            response = replace(response, attempts=got.attempts + response.attempts)
                 except _STOPPING as exc:  # a token expired part-way: every later page fails alike
                     walk.pages.failed.append(ItemFailure(number - 2, number, exc))
                     _stop(walk, window, exc, next_page, planned)
