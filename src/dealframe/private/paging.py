@@ -326,7 +326,10 @@ class _Pace:
     fetched on the caller's thread only (a worker's request also waits for the GIL while pages
     are parsed, which would make any service look slow), as the request's ``elapsed`` less
     the CPU time this thread spent in it (``busy``: reading and copying the body is work that
-    a worker would do under the same GIL, not a wait that it could hide).
+    a worker would do under the same GIL, not a wait that it could hide). With one page in
+    flight on a worker, none is fetched here: each such page is measured by how long this
+    thread waited for it (none while it arrives faster than the page before is parsed), so a
+    service that turns slow part-way gets more pages in flight.
     """
 
     def __init__(self) -> None:
@@ -346,16 +349,26 @@ class _Pace:
         return sorted(self.waits)[1] if len(self.waits) == 3 else min(self.waits)
 
     def note(
-        self, response: Any, parse_seconds: float, *, inline: bool = True, busy: float = 0.0
+        self,
+        response: Any,
+        parse_seconds: float,
+        *,
+        inline: bool = True,
+        busy: float = 0.0,
+        waited: float | None = None,
     ) -> None:
+        """One page taken: its wait (fetched on this thread), or with ``waited``, the time
+        this thread waited for a page that was the only one in flight on a worker (its wait
+        is then at least that and the last page's parse: it came later than it took to parse
+        the page before only if this thread waited for it at all)."""
         elapsed = getattr(response, "elapsed", None)
         # a cache hit says nothing of how long the service takes to answer
-        if (
-            inline
-            and isinstance(elapsed, (int, float))
-            and not getattr(response, "from_cache", False)
-        ):
+        if getattr(response, "from_cache", False):
+            pass
+        elif inline and isinstance(elapsed, (int, float)):
             self.waits.append(max(0.0, elapsed - busy))
+        elif waited is not None and self.parse is not None:
+            self.waits.append(waited + min(self.parse, parse_seconds))
         if getattr(response, "attempts", 1) > 1:
             self.flaky = True
         self.parse = parse_seconds if self.parse is None else (self.parse + parse_seconds) / 2
@@ -908,6 +921,7 @@ def _walk_rest(
     # or a page already prepared while an earlier one was late
     window: deque[tuple[int, Future[Response] | _Ready | None]] = deque()
     next_page = start
+    late = 0.0  # how long this thread has waited for the window's first page (on a worker)
 
     def wanted(page: int) -> bool:
         return (
@@ -949,9 +963,14 @@ def _walk_rest(
                 # (each in a window slot of its own, so the workers go on fetching).
                 if not _prepare_arrived(walk, window):
                     pending = [f for _, f in window if isinstance(f, Future) and not f.done()]
+                    waiting = time.perf_counter()
                     wait(pending, return_when=FIRST_COMPLETED)
+                    late += time.perf_counter() - waiting
                 continue
             number, slot = window.popleft()
+            # the wait of a page that was the only one in flight: the pace's measure of it
+            waited = late if isinstance(slot, Future) and ahead < max(1, workers) else None
+            late = 0.0
             if isinstance(slot, _Ready):  # parsed while an earlier page was late
                 if bar is not None:
                     bar.update(1)
@@ -988,7 +1007,11 @@ def _walk_rest(
                 started = time.perf_counter()
                 page = walk.take(number, response)
                 walk.pace.note(
-                    response, time.perf_counter() - started, inline=slot is None, busy=busy
+                    response,
+                    time.perf_counter() - started,
+                    inline=slot is None,
+                    busy=busy,
+                    waited=waited if getattr(got, "read", None) is LATER else None,
                 )
                 del response
                 has_more = page.has_more
