@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 from dealframe.contract import Findings
 from dealframe.private.paging import LATE_FACTOR, LATE_FLOOR, _Pace, pull_pages
 from dealframe.transport.body import Read, parse
-from dealframe.transport.session import RequestInfo, Response
+from dealframe.transport.session import _RESUMED, RequestInfo, Response
 
 
 class _Page:
@@ -157,7 +158,11 @@ def _unread_walk(elapsed: float, cut: int | None = None, workers: int = 4):
         read = doc.doc if isinstance(doc, Read) else None
         fetches[page][-1] = (fetches[page][-1][0], read is not None and repr(read) == "LATER")
         info = RequestInfo("POST", "/x", "private")
-        return Response(200, body, {}, False, elapsed, info, 1, read=read)
+        # as the transport: a request resumed from a worker's answer (resume) goes on from
+        # that answer's attempts (the unread body failed its check here: this is a resend)
+        resumed = _RESUMED.get()
+        attempts = 1 if resumed is None else resumed.attempts + 1
+        return Response(200, body, {}, False, elapsed, info, attempts, read=read)
 
     pages = pull_pages(
         fetch,
@@ -184,8 +189,9 @@ def test_a_fast_service_s_pages_run_one_ahead_unread_and_are_read_here():
 
 
 def test_a_page_whose_unread_body_is_cut_short_is_fetched_again_here():
-    # the transport would have sent it again; the caller finds it cut short and asks here,
-    # where the transport's checks and retries apply: the worker's request was an attempt
+    # the transport would have sent it again; the caller finds it cut short and hands it to
+    # the transport here (resume), whose checks and retries apply: the worker's request was
+    # an attempt (the transport's side is tested over HTTP: test_paging_unread_bodies.py)
     pages, fetches, _, _ = _unread_walk(elapsed=0.0, cut=5)
     assert [p[0]["id"] for p in pages.parts] == [f"r{i}" for i in range(0, 95, 10)]
     assert fetches[5] == [(False, True), (True, False)]
@@ -259,3 +265,42 @@ def test_a_cache_hit_is_not_a_wait():
     hit.from_cache = True
     pace.note(hit, 0.002)
     assert pace.arrive is None and pace.ahead(8) == 8
+
+
+def test_a_fast_service_that_turns_slow_gets_more_pages_in_flight():
+    # pages 1 and 2 (fetched here) arrive at once: one page in flight on a worker. From page 6
+    # each takes 40 ms on the worker, far longer than a page of 10 rows takes to parse: the
+    # walk waits for them, and sends more at once (it stayed at one, none fetched here to be
+    # measured again)
+    here = threading.current_thread()
+    flight = [0, 0]  # now, most
+    lock = threading.Lock()
+
+    def fetch(page: int, size: int) -> Response:
+        first = (page - 1) * size
+        rows = [{"id": f"r{i}"} for i in range(first, min(first + size, 400))]
+        more = first + size < 400
+        body = json.dumps({"data": rows, "meta": {"total": 400, "has_more": more}}).encode()
+        if threading.current_thread() is not here and page >= 6:
+            with lock:
+                flight[0] += 1
+                flight[1] = max(flight)
+            time.sleep(0.04)
+            with lock:
+                flight[0] -= 1
+        doc, _ = parse(body)
+        read = doc.doc if isinstance(doc, Read) else None
+        info = RequestInfo("POST", "/x", "private")
+        return Response(200, body, {}, False, 0.0, info, 1, read=read)
+
+    pages = pull_pages(
+        fetch,
+        limit=None,
+        workers=4,
+        progress=False,
+        desc="x",
+        found=Findings("POST /x"),
+        page_size=10,
+    )
+    assert [p[0]["id"] for p in pages.parts] == [f"r{i}" for i in range(0, 400, 10)]
+    assert flight[1] > 2, "slow pages should have been fetched several at once"

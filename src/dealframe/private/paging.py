@@ -12,8 +12,9 @@ are checked and parsed meanwhile, and the workers go on fetching; every page sti
 result in page order. Only the requests run on the workers: the transport leaves each body
 unread there (:func:`~dealframe.transport.body.later`), and this thread reads and checks it
 (:meth:`_Walk.reread`), as the transport would; a body that is not one the transport takes as
-it is (cut short, not JSON) is fetched again on this thread, the worker's request counted as
-its first attempt. Many requests run ahead only while a page is waited for longer than it
+it is (``NaN`` tokens, cut short, not JSON) is handed back to the transport on this thread
+(:func:`~dealframe.transport.session.resume`), which judges it as its own: read and warned of,
+or sent again within what the worker's attempts left of the request's retries. Many requests run ahead only while a page is waited for longer than it
 takes to parse (:class:`_Pace`); from a service that answers faster (one on this machine or
 the same rack) one page is fetched on a worker while the one before it is parsed, which hides
 the service's time and the transfer without the GIL being fought over. Pages that the HTTP
@@ -102,6 +103,7 @@ from ..transport.paging import (
     show_progress,
     submit,
 )
+from ..transport.session import resume
 from ..transport.stragglers import sooner
 
 if TYPE_CHECKING:
@@ -324,7 +326,10 @@ class _Pace:
     fetched on the caller's thread only (a worker's request also waits for the GIL while pages
     are parsed, which would make any service look slow), as the request's ``elapsed`` less
     the CPU time this thread spent in it (``busy``: reading and copying the body is work that
-    a worker would do under the same GIL, not a wait that it could hide).
+    a worker would do under the same GIL, not a wait that it could hide). With one page in
+    flight on a worker, none is fetched here: each such page is measured by how long this
+    thread waited for it (none while it arrives faster than the page before is parsed), so a
+    service that turns slow part-way gets more pages in flight.
     """
 
     def __init__(self) -> None:
@@ -344,16 +349,26 @@ class _Pace:
         return sorted(self.waits)[1] if len(self.waits) == 3 else min(self.waits)
 
     def note(
-        self, response: Any, parse_seconds: float, *, inline: bool = True, busy: float = 0.0
+        self,
+        response: Any,
+        parse_seconds: float,
+        *,
+        inline: bool = True,
+        busy: float = 0.0,
+        waited: float | None = None,
     ) -> None:
+        """One page taken: its wait (fetched on this thread), or with ``waited``, the time
+        this thread waited for a page that was the only one in flight on a worker (its wait
+        is then at least that and the last page's parse: it came later than it took to parse
+        the page before only if this thread waited for it at all)."""
         elapsed = getattr(response, "elapsed", None)
         # a cache hit says nothing of how long the service takes to answer
-        if (
-            inline
-            and isinstance(elapsed, (int, float))
-            and not getattr(response, "from_cache", False)
-        ):
+        if getattr(response, "from_cache", False):
+            pass
+        elif inline and isinstance(elapsed, (int, float)):
             self.waits.append(max(0.0, elapsed - busy))
+        elif waited is not None and self.parse is not None:
+            self.waits.append(waited + min(self.parse, parse_seconds))
         if getattr(response, "attempts", 1) > 1:
             self.flaky = True
         self.parse = parse_seconds if self.parse is None else (self.parse + parse_seconds) / 2
@@ -490,9 +505,11 @@ class _Walk(Generic[T]):
         """``response`` of a page a worker fetched, its body read on this thread when the
         worker left it unread (:func:`~dealframe.transport.body.later`): by the walk's reader,
         or else as JSON, as the transport reads any body. None when that finds no body the
-        transport takes as it is (cut short, not JSON, ``NaN`` tokens): the page is then
-        fetched again on this thread, where the transport's checks, retries and warnings
-        apply to it as to any page."""
+        transport takes as it is (cut short, not JSON, ``NaN`` tokens): in its turn the page
+        is then handed to the transport on this thread (:func:`~dealframe.transport.session.resume`), which
+        judges that body as it judges any: with ``NaN`` tokens, read as null and warned of;
+        cut short or not JSON, sent again within what is left of the request's retries, or
+        failed as the transport fails it."""
         if getattr(response, "read", None) is not LATER:
             self.pace.unread = self.pace.unread or False  # read on the worker (to be cached)
             return response
@@ -910,6 +927,7 @@ def _walk_rest(
     # or a page already prepared while an earlier one was late
     window: deque[tuple[int, Future[Response] | _Ready | None]] = deque()
     next_page = start
+    late = 0.0  # how long this thread has waited for the window's first page (on a worker)
 
     def wanted(page: int) -> bool:
         return (
@@ -951,9 +969,14 @@ def _walk_rest(
                 # (each in a window slot of its own, so the workers go on fetching).
                 if not _prepare_arrived(walk, window):
                     pending = [f for _, f in window if isinstance(f, Future) and not f.done()]
+                    waiting = time.perf_counter()
                     wait(pending, return_when=FIRST_COMPLETED)
+                    late += time.perf_counter() - waiting
                 continue
             number, slot = window.popleft()
+            # the wait of a page that was the only one in flight: the pace's measure of it
+            waited = late if isinstance(slot, Future) and ahead < max(1, workers) else None
+            late = 0.0
             if isinstance(slot, _Ready):  # parsed while an earlier page was late
                 if bar is not None:
                     bar.update(1)
@@ -963,10 +986,11 @@ def _walk_rest(
                 try:
                     got = slot.result() if slot is not None else None
                     response = walk.reread(got) if got is not None else None
-                    if response is None:  # fetched here, or again here (see reread)
+                    if response is None and got is not None:  # judged by the transport here
+                        with resume(got):  # (see reread): sent again only if its retries allow
+                            response = paced(number, served)
+                    elif response is None:
                         response = paced(number, served)
-                        if got is not None:  # the worker's request was the first attempt
-                            response = replace(response, attempts=got.attempts + response.attempts)
                 except _STOPPING as exc:  # a token expired part-way: every later page fails alike
                     walk.pages.failed.append(ItemFailure(number - 2, number, exc))
                     _stop(walk, window, exc, next_page, planned)
@@ -989,7 +1013,11 @@ def _walk_rest(
                 started = time.perf_counter()
                 page = walk.take(number, response)
                 walk.pace.note(
-                    response, time.perf_counter() - started, inline=slot is None, busy=busy
+                    response,
+                    time.perf_counter() - started,
+                    inline=slot is None,
+                    busy=busy,
+                    waited=waited if getattr(got, "read", None) is LATER else None,
                 )
                 del response
                 has_more = page.has_more

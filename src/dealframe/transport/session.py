@@ -31,8 +31,10 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -82,6 +84,7 @@ __all__ = [
     "Response",
     "Transport",
     "TransportStats",
+    "resume",
 ]
 
 logger = logging.getLogger("dealframe.transport")
@@ -97,6 +100,8 @@ TOKEN_ENV_VARS: Mapping[str, str] = {
     "private": "DEALFRAME_PRIVATE_KEY",
 }
 _TOKEN_FIELDS = {"public": "public_token", "private": "private_key"}
+#: The answer whose body is judged first by the next request of this context (:func:`resume`).
+_RESUMED: ContextVar[Response | None] = ContextVar("dealframe_resumed", default=None)
 _METHODS = ("GET", "POST")
 _UNSET: Any = object()
 #: What a call stopped by its time budget tells to do.
@@ -174,6 +179,23 @@ class Response:
                     kind="invalid_json",
                 ) from exc
         return self._parsed
+
+
+@contextmanager
+def resume(answer: Response) -> Iterator[None]:
+    """The next request made within this block (this thread or task only) goes on from
+    ``answer``: its own answer, whose body another thread left unread
+    (:func:`~dealframe.transport.body.later`). That body is checked here first, as the
+    request's last attempt, with the warning a body read as null gives; only if it fails as
+    a sent body fails (cut short, not a ``{data, meta}`` document) is the request sent again,
+    within what ``answer.attempts`` left of its ``retries``; with none left, its error is
+    raised, as it would have been on the other thread. The request then counts no new call.
+    """
+    token = _RESUMED.set(answer)
+    try:
+        yield
+    finally:
+        _RESUMED.reset(token)
 
 
 @dataclass(frozen=True)
@@ -621,11 +643,16 @@ class Transport:
             retries = self.settings.retries
         elif isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ValidationError("retries", "a count of retries (0 or more) or None", got=retries)
-        if call.use_cache and not on_worker():
+        resumed = _RESUMED.get()
+        if resumed is not None:
+            _RESUMED.set(None)  # for this request only (the block's end restores the rest)
+            resumed = resumed if resumed.request == call.info else None
+        if call.use_cache and not on_worker() and resumed is None:
             requesting()  # where this thread's call begins, for the checks' drop
         if deadline is _UNSET:
             deadline = self.deadline()
-        self.stats._add(calls=1)
+        if resumed is None:
+            self.stats._add(calls=1)
         by = STORE_BY.set(deadline)  # a store waiting for the cache's lock stops then too
         try:
             return self._loop(
@@ -637,6 +664,7 @@ class Transport:
                 refresh,
                 deadline,
                 retries,
+                resumed,
             )
         finally:
             STORE_BY.reset(by)
@@ -794,38 +822,47 @@ class Transport:
         refresh: bool,
         deadline: float | None,
         retries: int,
+        resumed: Response | None = None,
     ) -> Response:
-        """Send the request until it succeeds, fails for good or its ``retries`` ran out.
+        """Send the request until it succeeds, fails for good or its ``retries`` ran out;
+        ``resumed``: its answer so far, whose body is judged first (:func:`resume`).
 
         A stored answer that fails its checks (:meth:`_stored_fault`) is not a failed attempt:
         the service has not answered yet. It is asked at once, bypassing the cache, with
         the call's attempts and retries untouched."""
         s = self.settings
         cut = s.cut_stragglers and retries > 0  # one attempt: no early cut to send again
-        started = time.monotonic()
+        # a resumed answer's time so far counts: the call began on the other thread
+        started = time.monotonic() - (resumed.elapsed if resumed is not None else 0.0)
         force = refresh
         attempt = 0
         spare = 0  # a straggler's second send: it does not use up a retry
         resolver_failures = 0  # temporary resolver failures (EAI_AGAIN) of this call
         while True:
-            if self._closed:  # closed from another thread: no attempt opens a new connection
-                raise closed_error()
-            attempt += 1
-            stored = self._through_gate(
-                info, url, kwargs, use_cache and not force, expire, deadline, attempt - 1
-            )
-            if stored is not None:
-                return stored  # held back, and answered from the cache: nothing is sent
-            if deadline is not None and time.monotonic() >= deadline:
-                self.stats._add(failures=1)
-                raise TransportError(
-                    budget_text(self.settings.call_budget, "before the request could be sent"),
-                    request=info,
-                    attempts=attempt - 1,
-                    kind="budget",
-                    note=_NARROW,
+            answer, resumed = resumed, None
+            if answer is not None:  # its attempts were made elsewhere: its body, judged here
+                attempt = answer.attempts
+            else:
+                if self._closed:  # closed from another thread: no attempt opens a connection
+                    raise closed_error()
+                attempt += 1
+                stored = self._through_gate(
+                    info, url, kwargs, use_cache and not force, expire, deadline, attempt - 1
                 )
+                if stored is not None:
+                    return stored  # held back, and answered from the cache: nothing is sent
+                if deadline is not None and time.monotonic() >= deadline:
+                    self.stats._add(failures=1)
+                    raise TransportError(
+                        budget_text(self.settings.call_budget, "before the request could be sent"),
+                        request=info,
+                        attempts=attempt - 1,
+                        kind="budget",
+                        note=_NARROW,
+                    )
             try:
+                if answer is not None:
+                    return self._judge(answer, started)
                 return self._attempt(
                     info, url, kwargs, use_cache, expire, force, deadline, attempt, started, cut
                 )
@@ -1228,6 +1265,29 @@ class Transport:
         doc, problem = _body.parse(content)
         if from_cache:
             self._stored_fault(raw, info, content, headers, doc, problem)
+        answer = Response(
+            raw.status_code,
+            content,
+            headers,
+            from_cache,
+            0.0,
+            info,
+            attempt,
+            cache_key=getattr(raw, "cache_key", None) or None,
+        )
+        return self._taken(answer, doc, problem, started)
+
+    def _judge(self, answer: Response, started: float) -> Response:
+        """``answer``, whose body another thread left unread (:func:`resume`), checked here
+        as :meth:`_success` checks a body."""
+        doc, problem = _body.parse(answer.content)
+        return self._taken(answer, doc, problem, started)
+
+    def _taken(self, answer: Response, doc: Any, problem: str | None, started: float) -> Response:
+        """``answer`` with its body's reading (:func:`~dealframe.transport.body.parse`):
+        returned (a body read with ``NaN`` tokens as null warned of), or raised to be
+        retried (cut short, not a ``{data, meta}`` document)."""
+        info, content, attempt = answer.request, answer.content, answer.attempts
         if doc is not None and problem is not None:  # NaN/Infinity tokens, read as null
             warnings.warn(
                 f"{info.method} {info.path}: the body holds {problem}",
@@ -1237,18 +1297,13 @@ class Transport:
             problem = None
         if problem is None:
             read = isinstance(doc, _body.Read)
-            return Response(
-                raw.status_code,
-                content,
-                headers,
-                from_cache,
-                time.monotonic() - started,
-                info,
-                attempt,
+            return replace(
+                answer,
+                elapsed=time.monotonic() - started,
                 _parsed=_UNSET if read else doc,
                 read=doc.doc if read else None,
-                cache_key=getattr(raw, "cache_key", None) or None,
             )
+        error: TransportError | ServiceContractError
         if problem == _body.TRUNCATED:
             error = TransportError(
                 f"truncated or invalid body: {problem} ({len(content)} bytes)",
@@ -1258,9 +1313,9 @@ class Transport:
             )
             raise _Retry(error, "truncated")
         error = ServiceContractError(
-            raw.status_code,
+            answer.status,
             "the service's success answer is not a {data, meta} document: "
-            f"{problem} ({self._shown(content, headers)})",
+            f"{problem} ({self._shown(content, answer.headers)})",
             finding="invalid_body",
             request=info,
             attempts=attempt,
