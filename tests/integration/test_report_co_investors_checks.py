@@ -97,6 +97,7 @@ def test_the_checks_requests_are_counted_in_the_manifest(built):
     # a profile for each of the 4 ids answered 404, the list of each of the 3 others again
     assert checks["requests"] == 7 == built["profiles"] + built["lists"] - 15, built
     assert "include_deleted=true" in checks["endpoint"]
+    assert "co_investors_checks" in built["page"]  # a row of the provenance table
 
 
 @pytest.fixture(scope="module")
