@@ -55,6 +55,7 @@ __all__ = [
     "Outcome",
     "Proxy",
     "Rule",
+    "api_error",
     "assert_same",
     "clamp_limit",
     "cut_body",
@@ -72,6 +73,7 @@ __all__ = [
     "meta_delete",
     "meta_set",
     "no_hang",
+    "no_route",
     "non_objects",
     "outcome",
     "proxy",
@@ -487,6 +489,30 @@ def drop_connection(reset: bool = False) -> Action:
         ex.forward = False
 
     return Action("drop_connection", on_request=apply)
+
+
+def _answer_error(ex: Exchange, status: int, code: str, message: str) -> None:
+    ex.forward, ex.status = False, status
+    ex.headers = {"Content-Type": "application/json"}
+    ex.content = orjson.dumps({"error": {"code": code, "message": message}})
+
+
+def api_error(status: int, code: str, message: str) -> Action:
+    """An error in the service's JSON shape (``{"error": {"code", "message"}}``) with
+    ``status``; nothing forwarded."""
+    return Action(
+        f"api_error({status} {code})",
+        on_request=lambda ex: _answer_error(ex, status, code, message),
+    )
+
+
+def no_route() -> Action:
+    """A 404 saying the path is not served (``No route for <path>``, as the sandbox says of
+    an unknown path); nothing forwarded."""
+    return Action(
+        "no_route",
+        on_request=lambda ex: _answer_error(ex, 404, "NOT_FOUND", f"No route for {ex.path}"),
+    )
 
 
 # ------------------------------------------------------------------------------------------ server

@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -27,12 +26,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     Action,
+    api_error,
     assert_same,
     direct,
     drop_connection,
     edit,
     fresh,
     fresh_rules,
+    no_route,
     outcome,
     proxy,
 )
@@ -126,20 +127,6 @@ def test_one_id_of_a_service_without_sellside_is_read(direct, fresh, proxy, refe
     assert_same(o.value, direct.private.sellside(one))
 
 
-def no_route() -> Action:
-    """The earlier name has no route either (a service serving neither)."""
-
-    def apply(ex: Any) -> None:
-        ex.forward = False
-        ex.status = 404
-        ex.headers = {"Content-Type": "application/json"}
-        ex.content = orjson.dumps(
-            {"error": {"code": "NOT_FOUND", "message": f"No route for {ex.path}"}}
-        )
-
-    return Action("no route", on_request=apply)
-
-
 def test_a_missing_route_does_not_blame_the_ids(fresh, proxy, ids, reference):
     proxy.add(LOOKUP, sub_resources(absent))
     proxy.add(f"^{P}/companies/[^/]+/acquisitions$", no_route())
@@ -158,14 +145,7 @@ def test_a_missing_route_does_not_blame_the_ids(fresh, proxy, ids, reference):
 
 def server_error() -> Action:
     """A 500 in the service's JSON error shape (nothing forwarded)."""
-
-    def apply(ex: Any) -> None:
-        ex.forward = False
-        ex.status = 500
-        ex.headers = {"Content-Type": "application/json"}
-        ex.content = orjson.dumps({"error": {"code": "INTERNAL", "message": "boom"}})
-
-    return Action("500", on_request=apply)
+    return api_error(500, "INTERNAL", "boom")
 
 
 @pytest.mark.parametrize("trouble", [server_error, drop_connection], ids=["500", "dropped"])

@@ -42,7 +42,7 @@ def test_a_role_read_that_no_deal_has_is_not_blamed_on_the_explode(rounds):
     assert len(people) and "buyer" not in set(people["role"].astype(str))  # rounds: no buyer
     said = _said(lambda: dealframe.co_investment_edges(people, roles=("buyer",)))
     assert len(said) == 1, said
-    assert "no deal of the frame has a participant of role 'buyer'" in said[0], said
+    assert "no row has role 'buyer' though explode_participants read it" in said[0], said
     assert BLAMES_EXPLODE not in said[0] and "no edge is counted" in said[0], said
     assert people.attrs["roles"] == ("lead_investor", "buyer", "investor")
 
@@ -68,3 +68,33 @@ def test_frames_of_other_roles_concatenated_say_both_causes(rounds):
     said = _said(lambda: dealframe.co_investment_edges(both, roles=("buyer",)))
     assert len(said) == 1, said
     assert "either no deal of the frame has one, or explode_participants" in said[0], said
+
+
+def test_rows_filtered_after_the_explode_are_not_said_as_deals_without_the_role(rounds):
+    """A row filter keeps ``attrs["roles"]``: the investor rows the user dropped are not "no
+    deal has one" (it used to say so, though every round has investors)."""
+    people = dealframe.explode_participants(rounds)
+    assert (people["role"] == "investor").any()
+    leads = people[people["role"] == "lead_investor"]
+    assert leads.attrs["roles"] == ("lead_investor", "buyer", "investor")
+    said = _said(lambda: dealframe.co_investment_edges(leads, roles=("investor",)))
+    assert len(said) == 1, said
+    assert "no deal of the frame has" not in said[0], said
+    assert "no deal had one, or the rows were filtered since" in said[0], said
+    assert BLAMES_EXPLODE not in said[0], said
+
+
+def test_an_explode_that_read_no_role_says_so(rounds):
+    """A record of no role read (an explode of deals without ``investors`` for that role alone
+    records ``()``; here carried onto rows, as a frame assembled from such a one would) is said
+    as "read no role", not "read only none"."""
+    listed = rounds.drop(columns=["investors"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        none_read = dealframe.explode_participants(listed, roles=("investor",))
+    assert none_read.attrs["roles"] == ()
+    people = dealframe.explode_participants(rounds, roles=("buyer", "lead_investor"))
+    people.attrs["roles"] = none_read.attrs["roles"]
+    said = _said(lambda: dealframe.co_investment_edges(people, roles=("investor",)))
+    assert said and all("read only none" not in s for s in said), said
+    assert any("explode_participants read no role" in s for s in said), said

@@ -13,14 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 pytest.importorskip("matplotlib")
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import FAST, Action, Proxy
+from _drift_proxy import FAST, Proxy, no_route
 
 import dealframe
 import dealframe.sandbox
@@ -30,27 +29,13 @@ from dealframe.report import build_report
 CO_INVESTORS = r"^/api/private/v1/investors/[^/]+/co_investors$"
 
 
-def _no_route() -> Action:
-    """Every request it matches answers 404 "No route for this path", not forwarded."""
-
-    def apply(ex: Any) -> None:
-        ex.forward = False
-        ex.status = 404
-        ex.headers = {"Content-Type": "application/json"}
-        ex.content = orjson.dumps(
-            {"error": {"code": "NOT_FOUND", "message": "No route for this path"}}
-        )
-
-    return Action("no route", on_request=apply)
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: Any) -> Iterator[dict[str, Any]]:
     with (
         dealframe.sandbox.run(scale=0.02, seed=7) as sb,
         Proxy(sb.url) as proxy,
     ):
-        proxy.add(CO_INVESTORS, _no_route())
+        proxy.add(CO_INVESTORS, no_route())
         lines: list[str] = []
         with (
             dealframe.Client(proxy.url, sb.public_token, sb.private_key, **FAST) as client,

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from dealframe._wording import plural
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError, did_you_mean
 from dealframe.frames.normalize import _uuid_text, cast, empty_frame, to_booleans
@@ -360,7 +361,8 @@ def _say_unexploded(exploded: pd.DataFrame, wanted: Sequence[str], any_asked: bo
     (no edge), or the investor role with no row while lead investors have some (a full list
     holds its leads). A role merely absent from the deals (buyers of funding rounds only) is
     said only when nothing is left to count. The explode is blamed only for roles it did not
-    read (``attrs["roles"]``); roles it read have no deal with them; without that record (a
+    read (``attrs["roles"]``); of a role it read, no deal had one or the rows were filtered
+    since (a filter keeps ``attrs``), and nothing more is asserted; without that record (a
     frame built otherwise, or a ``concat`` of frames of other roles, whose ``attrs`` pandas
     drops) either may be the cause, and both are said."""
     held = set(exploded["role"].dropna().astype(object).unique().tolist())
@@ -377,14 +379,16 @@ def _say_unexploded(exploded: pd.DataFrame, wanted: Sequence[str], any_asked: bo
             "roles it is given; explode the deals with the roles you count)"
         )
     elif unexploded := [role for role in unseen if role not in read]:
+        took = f"read only {', '.join(map(repr, read))}" if read else "read no role"
         cause = (
             f"no row of the exploded frame has role {', '.join(map(repr, unexploded))} "
-            f"({holds}; explode_participants read only {', '.join(map(repr, read)) or 'none'}"
-            "): explode the deals with the roles you count"
+            f"({holds}; explode_participants {took}): explode the deals with the roles you count"
         )
-    else:
+    else:  # read, and no row: no deal had one, or the user's filter dropped the rows since
         cause = (
-            f"no deal of the frame has a participant of role {named} ({holds}; the role was read)"
+            f"no row has role {named} though explode_participants read "
+            f"{plural(len(unseen), 'it', 'them')} ({holds}): no deal had one, or the rows "
+            "were filtered since"
         )
     warnings.warn(
         cause

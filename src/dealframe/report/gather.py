@@ -22,22 +22,14 @@ import pandas as pd
 from dealframe._wording import counted
 from dealframe.analytics.buckets import aggregate_threshold
 from dealframe.comparison import Comparison, compare_multiples, methodology_read
-from dealframe.contract import quoted
-from dealframe.errors import (
-    DealframeError,
-    IncompleteResultError,
-    NotFoundError,
-    ValidationError,
-)
+from dealframe.errors import ValidationError
 from dealframe.frames.nested import to_lists
-from dealframe.frames.private import co_investors_frame
 from dealframe.frames.public import current_frame
-from dealframe.notices import missing_expected
 from dealframe.plot.shaping import investor_activity, participant_rows
 from dealframe.private.aggregate import threshold_read_elsewhere
-from dealframe.private.subroutes import SUB_404, no_route, route_404
 
 from .cohort import Cohort, unknown_to_service
+from .coinvestors import CHECKS_ENDPOINT, Unserved, no_co_investors, read_co_investors
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -132,6 +124,12 @@ class ReportData:
     #: :func:`dealframe.compare_multiples` of the cohort per period (:data:`COMPARED_PERIODS`):
     #: its public comps of the period, linked to their Family B companies, and its deals.
     comparisons: dict[str, Comparison] = field(default_factory=dict)
+
+    @property
+    def co_investors_missing(self) -> list[str]:
+        """The investors whose co-investor list answered 404, whatever the cause (the name
+        before :attr:`co_investors_unserved`, which tells them apart; read-only)."""
+        return list(self.co_investors_unserved.ids)
 
     @property
     def deals(self) -> pd.DataFrame:
@@ -234,92 +232,6 @@ def _public(
     return members, current, group_current, history
 
 
-@dataclass(frozen=True)
-class Unserved:
-    """The investors whose ``/investors/{id}/co_investors`` answered 404, told apart.
-
-    A sub-collection's 404 may mean an unknown id, a soft-deleted one, or (some services) no
-    items, or the route itself is not served (:data:`~dealframe.private.subroutes.SUB_404`):
-    the report says "soft-deleted" only of the ids whose profile, read with
-    ``include_deleted=True``, says ``deleted: true``, and the others in the client's words.
-    """
-
-    #: Every id answered 404 (the client's ``attrs["missing_ids"]``).
-    ids: list[str] = field(default_factory=list)
-    #: Those whose profile says ``deleted: true``.
-    deleted: list[str] = field(default_factory=list)
-    #: What the client saw of the others' 404 (its words); empty when there are none.
-    why: str = ""
-
-    @property
-    def others(self) -> list[str]:
-        """The ids answered 404 that are not known to be soft-deleted."""
-        return [i for i in self.ids if i not in self.deleted]
-
-
-def _soft_deleted(client: Client, ids: list[str]) -> list[str]:
-    """Which of ``ids`` the service says are soft-deleted: their profiles, read with
-    ``include_deleted=True``, say ``deleted: true`` (one not returned, or whose request failed,
-    is not: no evidence)."""
-    if not ids:
-        return []
-    try:
-        profiles = client.private.investor(list(ids), include_deleted=True, progress=False)
-    except IncompleteResultError as exc:  # some requests failed: what did arrive
-        profiles = exc.partial if isinstance(exc.partial, pd.DataFrame) else pd.DataFrame()
-    if "deleted" not in profiles or "id" not in profiles:
-        return []
-    flagged = profiles["deleted"].astype("boolean").fillna(False).to_numpy(dtype=bool)
-    said = set(profiles.loc[flagged, "id"].astype(str))
-    return [i for i in ids if i in said]
-
-
-def _why_404(client: Client, ident: str) -> str:
-    """What the client sees of ``ident``'s co-investor 404, asked once more on its own: the
-    route not served (:func:`~dealframe.private.subroutes.route_404`), else
-    :data:`~dealframe.private.subroutes.SUB_404` with the service's words."""
-    try:
-        client.private.co_investors(ident, progress=False)
-    except NotFoundError as exc:
-        if no_route(exc):
-            return route_404("co_investors")
-        return f"{SUB_404}; the service said {quoted(exc.message, 120)}"
-    except DealframeError:  # not asked after all: what the client could say of the 404s met
-        return SUB_404
-    return SUB_404  # answered now: likewise
-
-
-def _co_investors(client: Client, ids: list[str]) -> tuple[pd.DataFrame, Unserved]:
-    """The co-investors of ``ids``, and the ids whose list answered 404 (:class:`Unserved`),
-    which the report says in its stage line and on its page instead of a warning. The client
-    keeps going past a 404 (not ``strict``) and lists such ids in ``attrs["missing_ids"]``;
-    any other failure is raised. Only when some id answered 404: one profile request per
-    such id (``include_deleted=True``), and one more co-investor request for the words of
-    the others' 404."""
-    with missing_expected():  # said by the report, not as a MissingDataWarning
-        frame = client.private.co_investors(ids, progress=False)
-        gone = [str(item) for item in frame.attrs.get("missing_ids", [])]
-        deleted = _soft_deleted(client, gone)
-    others = [i for i in gone if i not in deleted]
-    return frame, Unserved(gone, deleted, _why_404(client, others[0]) if others else "")
-
-
-def _no_co_investors() -> pd.DataFrame:
-    """``client.private.co_investors([])`` without a request: the frame builder's columns and
-    dtypes with no row, the parent's ``investor_id`` first (as the client inserts it), so a
-    cohort with no investor has the tables of one with some (dates in microseconds too).
-
-    Examples
-    --------
-    >>> frame = _no_co_investors()
-    >>> list(frame.columns[:2]), str(frame["first_shared_date"].dtype)
-    (['investor_id', 'id'], 'datetime64[us]')
-    """
-    frame = co_investors_frame([])
-    frame.insert(0, "investor_id", pd.array([], dtype="str"))
-    return frame
-
-
 def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Progress) -> ReportData:
     """Pull what the report shows: aggregates, the cohort's public data, deals, co-investors.
 
@@ -393,10 +305,15 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         names = dict(zip(ids, active["name"].astype(object)))
         unserved = Unserved()
         if ids:
-            co, unserved = _co_investors(client, ids)
+            co, unserved = read_co_investors(client, ids)
             provenance["co_investors"] = _provenance(co)
+            if unserved.checks:  # the profiles and lists asked again of the ids answered 404
+                provenance["co_investors_checks"] = {
+                    "endpoint": CHECKS_ENDPOINT,
+                    "requests": unserved.checks,
+                }
         else:
-            co = _no_co_investors()
+            co = no_co_investors()
         st.done(
             f"{counted(len(ids), 'investor')}, {counted(len(co), 'co-investor row')}"
             + (f"; {len(unserved.deleted)} not served (soft-deleted)" if unserved.deleted else "")
@@ -405,6 +322,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
                 if unserved.others
                 else ""
             )
+            + (f" ({unserved.profiles_unread})" if unserved.unread else "")
         )
     return ReportData(
         cohort=cohort,

@@ -33,7 +33,8 @@ from dealframe.plot import (
 )
 from dealframe.plot.deals import METRIC_LABELS
 
-from .gather import COMPARED_PERIODS, ReportData, Unserved
+from .coinvestors import Unserved
+from .gather import COMPARED_PERIODS, ReportData
 from .headline import CI_LEVEL, SMALL_N, Headline
 from .render import Bullets, Cards, Chart, Heading, Row, Section, Text, table
 from .tables import COMPS_MULTIPLES, bounds_text, comps_display
@@ -309,12 +310,16 @@ def _no_investors(data: ReportData, top: pd.DataFrame) -> tuple[str, str]:
 
 def _unserved(gone: Unserved) -> str:
     """The investors whose co-investor list answered 404, in words: "soft-deleted" only of
-    those the service says are, the others as the client saw their 404.
+    those the service says are, the others as the client saw their 404 (grouped by its
+    words), and the profiles that could not be read (whether those are soft-deleted is not
+    known).
 
     Examples
     --------
-    >>> _unserved(Unserved(["a", "b", "c"], ["a"], "no such id, soft-deleted, or no items"))
-    '1 of the investors listed is no longer served by the service (soft-deleted since the deals). 2 answered 404 on /investors/{id}/co_investors (no such id, soft-deleted, or no items). Their co-investors are not shown.'
+    >>> _unserved(Unserved(["a", "b", "c"], ["a"], (("no such id", ("b", "c")),)))
+    '1 of the investors listed is no longer served by the service (soft-deleted since the deals). 2 answered 404 on /investors/{id}/co_investors (no such id). Their co-investors are not shown.'
+    >>> _unserved(Unserved(["b"], [], (("no such id", ("b",)),), ["b"], "500"))[-120:]
+    '(the profile of 1 could not be read: 500, so whether it is soft-deleted is not known). Their co-investors are not shown.'
     """
     said = []
     if gone.deleted:
@@ -324,8 +329,16 @@ def _unserved(gone: Unserved) -> str:
             "service (soft-deleted since the deals)."
         )
     if gone.others:
+        unread = ""
+        if gone.unread:
+            n = len(gone.unread)
+            unread = (
+                f" ({gone.profiles_unread}, so whether {plural(n, 'it is', 'they are')} "
+                "soft-deleted is not known)"
+            )
         said.append(
-            f"{len(gone.others)} answered 404 on /investors/{{id}}/co_investors ({gone.why})."
+            f"{len(gone.others)} answered 404 on /investors/{{id}}/co_investors ({gone.why})"
+            f"{unread}."
         )
     return " ".join([*said, "Their co-investors are not shown."])
 
