@@ -62,7 +62,12 @@ from dealframe.errors import (
     ValidationError,
     _scrub,
 )
-from dealframe.notices import ServiceContractWarning, reading_answers, user_stacklevel
+from dealframe.notices import (
+    ServiceContractWarning,
+    held,
+    reading_answers,
+    user_stacklevel,
+)
 from dealframe.transport.cache import checked, forget_call
 
 __all__ = [
@@ -541,7 +546,8 @@ class Findings:
                 200, text, finding=self.items[0].kind, details={"findings": self.records()}
             )
         for finding in self.items:
-            warnings.warn(str(finding), ServiceContractWarning, stacklevel=user_stacklevel())
+            if not held(str(finding)):  # a feed walk says them once the page is kept
+                warnings.warn(str(finding), ServiceContractWarning, stacklevel=user_stacklevel())
 
 
 @dataclass
