@@ -62,7 +62,12 @@ from dealframe.errors import (
     ValidationError,
     _scrub,
 )
-from dealframe.notices import ServiceContractWarning, reading_answers, user_stacklevel
+from dealframe.notices import (
+    ServiceContractWarning,
+    held,
+    reading_answers,
+    user_stacklevel,
+)
 from dealframe.transport.cache import checked, forget_call
 
 __all__ = [
@@ -541,7 +546,8 @@ class Findings:
                 200, text, finding=self.items[0].kind, details={"findings": self.records()}
             )
         for finding in self.items:
-            warnings.warn(str(finding), ServiceContractWarning, stacklevel=user_stacklevel())
+            if not held(str(finding)):  # a feed walk says them once the page is kept
+                warnings.warn(str(finding), ServiceContractWarning, stacklevel=user_stacklevel())
 
 
 @dataclass
@@ -892,10 +898,12 @@ def whole_page(read: PageRead, held: int, *, asked: int | None, index: int | Non
     may echo the ``limit`` asked there, or write ``meta.total``: the interface document lists
     ``returned`` without defining it), or None when nothing shows it.
 
-    A page is whole when it is full (it holds at least the smaller of the ``limit`` asked and
+    A page is whole when it is full (it holds exactly the smaller of the ``limit`` asked and
     its ``meta.limit``: a page holds at most ``limit`` rows), or when it is a whole last page:
     its ``has_more`` is not true and the rows of the pages before it (``index`` pages of that
-    size) and its own make its ``meta.total``.
+    size) and its own make its ``meta.total``. A page holding more rows than that size shows
+    nothing (a service that serves past the ``limit`` asked, or past its own ``meta.limit``,
+    may have cut rows of it too): its ``meta.returned`` is believed.
 
     Examples
     --------
@@ -907,12 +915,15 @@ def whole_page(read: PageRead, held: int, *, asked: int | None, index: int | Non
     >>> whole_page(PageRead(1, [], total=120, returned=120, has_more=True), 20, asked=50,
     ...            index=2) is None
     True
+    >>> whole_page(PageRead(1, [], total=2000, returned=1000, limit=1000), 995, asked=50,
+    ...            index=0) is None  # 1000 rows served for 50 asked, 5 of them cut
+    True
     """
     sizes = [n for n in (asked, read.limit) if n is not None and n > 0]
     if not sizes:
         return None
     size = min(sizes)
-    if held >= size:
+    if held == size:
         return f"a full page (a page holds at most {size} rows)"
     if read.has_more is not True and read.total is not None and index is not None and index >= 0:
         before = index * size

@@ -15,6 +15,8 @@ __all__ = [
     "MissingInvestorsWarning",
     "ServiceContractWarning",
     "data_warning",
+    "findings_held",
+    "held",
     "missing_expected",
     "reading_answers",
     "user_stacklevel",
@@ -100,6 +102,49 @@ def reading_answers() -> Iterator[None]:
         yield
     finally:
         _READING_ANSWERS.reset(token)
+
+
+#: Where the findings of this thread's (or task's) calls go instead of a warning
+#: (:func:`findings_held`); None: warned.
+_FINDINGS_HELD: ContextVar[list[str] | None] = ContextVar("dealframe_findings_held", default=None)
+
+
+@contextmanager
+def findings_held() -> Iterator[list[str]]:
+    """Within it, what a call's answers contradict of the document (its findings, said by
+    :meth:`~dealframe.contract.Findings.report`) is not warned: each message is appended to
+    the list yielded, for the caller to say once it knows the answer is kept (a change-feed
+    walk asks a page short of rows once more, and says nothing of the answer dropped).
+    ``strict`` calls still raise. Other warnings pass.
+
+    It holds for the current thread or task only, as :func:`missing_expected` does.
+
+    Examples
+    --------
+    >>> with findings_held() as said:
+    ...     held("meta.total is 'x', not a count: ignored")
+    True
+    >>> said
+    ["meta.total is 'x', not a count: ignored"]
+    >>> held("not held outside the block")
+    False
+    """
+    said: list[str] = []
+    token = _FINDINGS_HELD.set(said)
+    try:
+        yield said
+    finally:
+        _FINDINGS_HELD.reset(token)
+
+
+def held(message: str) -> bool:
+    """Hold ``message``, a finding of a call, when within :func:`findings_held` (True);
+    else False: the caller warns it."""
+    said = _FINDINGS_HELD.get()
+    if said is None:
+        return False
+    said.append(message)
+    return True
 
 
 def data_warning() -> type[DealframeWarning]:

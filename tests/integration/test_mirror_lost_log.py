@@ -9,7 +9,10 @@ history's reason saying what was wrong.
 
 A first sync killed between moving its files into the table folder and writing the log leaves
 the same folder, and its staging: that is an interrupted sync, not damage. The next sync
-deletes those files as it deletes the staging (``recovered_files``), with no warning.
+deletes those files as it deletes the staging (``recovered_files``), with no warning: the
+files that sync listed in its staging before moving them, and only those. Any staging left of
+an entity (an incremental sync killed) used to have every data file of a table whose log was
+lost deleted, without a word; those files are set aside as damage, with the warning.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import pytest
 import dealframe.mirror as mirror
 import dealframe.sandbox
 from dealframe.client import Client
+from dealframe.sandbox.changes import Changes
 
 LOST = r"Delta log \(_delta_log\) is missing"
 
@@ -76,7 +80,7 @@ _KILLED = textwrap.dedent("""
     from dealframe.client import Client
     from dealframe.mirror import store
     def hook(step):
-        if step == "moved-in":  # the files in the table folder, no log yet
+        if step == sys.argv[5]:  # moved-in: the files in the table folder, no log yet
             os._exit(9)
     store.set_crash_hook(hook)
     with Client(*sys.argv[1:4], progress=False, cache_enabled=False) as c:
@@ -87,7 +91,16 @@ _KILLED = textwrap.dedent("""
 def test_a_first_sync_killed_before_its_log_is_an_interrupted_sync_not_damage(sb, tmp_path):
     path = tmp_path / "m"
     killed = subprocess.run(
-        [sys.executable, "-c", _KILLED, sb.url, sb.public_token, sb.private_key, str(path)],
+        [
+            sys.executable,
+            "-c",
+            _KILLED,
+            sb.url,
+            sb.public_token,
+            sb.private_key,
+            str(path),
+            "moved-in",
+        ],
         timeout=120,
     )
     assert killed.returncode == 9
@@ -107,3 +120,36 @@ def test_a_first_sync_killed_before_its_log_is_an_interrupted_sync_not_damage(sb
     assert on_disk == {p.name for p in mirror.files(path, "investors")}
     assert not on_disk & {p.name for p in left}
     assert mirror.history(path, "investors")["operation"].tolist() == ["full"]
+
+
+def _client(sb: Any) -> Client:
+    return Client(sb.url, sb.public_token, sb.private_key, progress=False, cache_enabled=False)
+
+
+def test_a_lost_log_beside_an_incremental_syncs_staging_is_set_aside_not_deleted(sb, tmp_path):
+    path = tmp_path / "m"
+    with _client(sb) as client:  # the same service as the killed sync's
+        mirror.sync(client, path, entities=["investors"], progress=False)
+    old = sorted(p.name for p in (path / "investors").glob("*.parquet"))
+    Changes(sb.state, seed=3).update("investors", 4)
+    try:
+        killed = subprocess.run(  # an incremental sync killed before its commit
+            [
+                *(sys.executable, "-c", _KILLED, sb.url, sb.public_token, sb.private_key),
+                *(str(path), "before-commit"),
+            ],
+            timeout=120,
+        )
+        assert killed.returncode == 9
+        assert list((path / "_staging").glob("*/investors"))  # its staging, left
+        shutil.rmtree(path / "investors" / "_delta_log")  # then the log lost
+
+        with _client(sb) as client, pytest.warns(mirror.MirrorRepairWarning, match=LOST):
+            report = mirror.sync(client, path, entities=["investors"], progress=False)
+    finally:
+        sb.reset()
+    done = report["investors"]
+    assert done.full and done.repaired is not None and "_damaged" in done.repaired
+    aside = list((path / "_damaged").iterdir())
+    assert len(aside) == 1 and sorted(p.name for p in aside[0].glob("*.parquet")) == old
+    assert not (path / "_staging").exists()

@@ -192,3 +192,41 @@ def test_the_list_calls_read_such_a_returned_as_no_row_lost(sb, client, proxy, v
         client.private.investors(include_deleted=True, strict=True)
     assert not isinstance(caught.value, IncompleteResultError)
     assert "no rows lost" in str(caught.value)
+
+
+def _ignore_limit(ex: Exchange) -> None:
+    """A service that ignores the ``limit`` asked: every row of the query in one page."""
+    if isinstance(ex.body, dict) and "limit" in ex.body:
+        ex.set_param("limit", 1000)
+
+
+def _limit_below_rows(ex: Exchange) -> None:
+    """A ``meta.limit`` 5 below the rows the page holds (served past its own limit)."""
+    doc = ex.doc()
+    if isinstance(doc, dict) and isinstance(doc.get("meta"), dict):
+        doc["meta"]["limit"] = max(1, len(doc.get("data") or ()) - 5)
+        ex.set_doc(doc)
+
+
+@pytest.mark.parametrize(
+    "past",
+    [
+        Action("ignore_limit", on_request=_ignore_limit),
+        Action("limit_below_rows", on_response=_limit_below_rows),
+    ],
+    ids=["limit ignored", "meta.limit below the rows"],
+)
+def test_a_page_above_its_size_with_rows_cut_is_no_full_page(sb, client, proxy, tmp_path, past):
+    # the first page and its asking again: 5 rows cut first, then served past its size
+    # (meta.limit written below what is left, or every row served for the 20 asked)
+    proxy.add(FEED, drop_rows(5, at="start"), past, when=_feed, times=2)
+    path = tmp_path / "m"
+    with pytest.raises(ServiceContractError) as caught:
+        mirror.sync(client, path, entities=("investors",), progress=False, page_size=20)
+    said = str(caught.value)
+    assert caught.value.finding == "count_mismatch", said
+    assert "asked once more" in said and "nothing of investors is committed" in said
+    assert "a full page" not in said
+    proxy.reset()
+    _sync(client, path)  # the service whole again: every record is read
+    assert _stale(sb, path) == []

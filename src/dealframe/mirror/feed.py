@@ -41,6 +41,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import ApiError, BadRequestError, ServiceContractError, ValidationError
+from ..notices import ServiceContractWarning, findings_held, user_stacklevel
 from ..transport.refusals import TOO_LARGE
 from .schema import api_entity
 
@@ -178,13 +179,12 @@ class ClientFetch:
         are missing (:func:`rows_lost`) is asked once more; still short, the walk stops
         before anything is committed (the rows lost cannot be named, and a checkpoint moved
         past them would never read them again)."""
-        with warnings.catch_warnings(record=True) as first_said:
-            warnings.simplefilter("always")  # held until the page is known whole or not
-            frame = self._ask(filters, page)
+        with findings_held() as first_said:  # this thread's only: held until the page is
+            frame = self._ask(filters, page)  # known whole (kept) or not (dropped)
         lost = rows_lost(frame)
         if not lost:
-            for said in first_said:  # as they were warned, under the caller's filters
-                warnings.warn_explicit(said.message, said.category, said.filename, said.lineno)
+            for said in first_said:  # at the user's line, under the user's filters
+                warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
             return frame
         self.again += 1
         since = filters.get("updated_at", {}).get("gte")

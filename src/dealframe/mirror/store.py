@@ -37,11 +37,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .durable import fsync_dir, fsync_file, private_dirs
+from .durable import atomic_write, fsync_dir, fsync_file, private_dirs
 from .schema import arrow_schema, to_arrow
 
 __all__ = [
     "KEY",
+    "MOVING_IN",
     "ROWS_PER_FILE",
     "ROW_GROUP_ROWS",
     "STAGING",
@@ -50,6 +51,7 @@ __all__ = [
     "StagedRows",
     "batches",
     "cleared_on_failure",
+    "note_moving_in",
     "parquet_options",
     "recover",
     "set_crash_hook",
@@ -67,6 +69,9 @@ STAGING = "_staging"
 COMPRESSION = "snappy"
 #: The key column of the entities' tables: one value per row.
 KEY = "id"
+#: In an entity's staging folder: the names of the data files a first sync (or a rebuild) is
+#: about to move into the table folder, one a line, written before the first is moved.
+MOVING_IN = "moving-in.txt"
 
 _HOOK: Callable[[str], None] | None = None
 
@@ -296,15 +301,48 @@ def staged_tables(staged: StagedRows, parts: list[Part]) -> Iterator[pa.Table]:
         yield table
 
 
+def note_moving_in(staging: Path, names: list[str]) -> None:
+    """Record, durably and before any is moved, the ``names`` of the data files a first sync
+    (or a rebuild) moves from its ``staging`` folder into the table folder (:data:`MOVING_IN`):
+    the files :func:`recover` may delete when that sync dies before the table's log names them.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> staging = Path(tempfile.mkdtemp())
+    >>> (staging / "000001" / "investors").mkdir(parents=True)
+    >>> note_moving_in(staging / "000001" / "investors", ["part-00000-a-c000.snappy.parquet"])
+    >>> _moving_in(staging, "investors")
+    {'part-00000-a-c000.snappy.parquet'}
+    """
+    atomic_write(staging / MOVING_IN, "".join(f"{name}\n" for name in names).encode())
+
+
+def _moving_in(staging: Path, entity: str) -> set[str]:
+    """The data file names any sync under ``staging`` noted it was moving into ``entity``'s
+    table folder (:func:`note_moving_in`); plain file names only."""
+    names: set[str] = set()
+    for noted in staging.glob(f"*/{entity}/{MOVING_IN}"):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            names.update(
+                n
+                for n in noted.read_text().splitlines()
+                if n.endswith(".parquet") and Path(n).name == n
+            )
+    return names
+
+
 def recover(root: Path) -> list[Path]:
     """Delete what an interrupted sync left outside the tables: its staging folder and
     temporary marker files; and the data files a first sync of an entity (or a rebuild)
-    moved into the entity's table folder before it could write the table's log: a folder
-    holding data files and no Delta log, whose entity has a staging folder (the sync that died
-    there). Without such staging, a folder with data files and no log is a table whose log was
-    lost (:func:`~dealframe.mirror.table.log_lost`), left to the sync to set aside. (Data files
-    a dead commit wrote into a table are never read, since no log entry names them;
-    ``compact`` deletes them.)
+    moved into the entity's table folder before it could write the table's log: in a folder
+    holding data files and no Delta log, the files that sync listed in its staging
+    (:func:`note_moving_in`) before moving them, and only those. Any other data file of a
+    folder without a log is a table whose log was lost
+    (:func:`~dealframe.mirror.table.log_lost`), left to the sync to set aside (with a
+    :class:`~dealframe.mirror.MirrorRepairWarning`), whatever staging is left: an
+    incremental sync killed there lists no files. (Data files a dead commit wrote into a table
+    are never read, since no log entry names them; ``compact`` deletes them.)
 
     Returns
     -------
@@ -317,11 +355,15 @@ def recover(root: Path) -> list[Path]:
     staging = root / STAGING
     for entity in sorted({p.name for p in staging.glob("*/*") if p.is_dir()}):
         folder = root / entity
-        if log_lost(folder) is not None:  # an interrupted first sync: nothing committed
-            files = sorted(folder.glob("*.parquet"))
-            for file in files:
-                file.unlink()
-            removed += files
+        if log_lost(folder) is None:
+            continue
+        # an interrupted first sync (or rebuild): nothing of it committed
+        listed = _moving_in(staging, entity)
+        files = [f for f in sorted(folder.glob("*.parquet")) if f.name in listed]
+        for file in files:
+            file.unlink()
+        removed += files
+        if files:
             fsync_dir(folder)
     if staging.exists():
         removed += [p for p in staging.rglob("*") if p.is_file()]

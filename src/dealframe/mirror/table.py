@@ -40,7 +40,7 @@ from deltalake.transaction import AddAction, RemoveAction, create_table_with_add
 from .durable import fsync_dir, fsync_file, private_dirs
 from .errors import MirrorDamagedError, MirrorWriteError
 from .schema import SCHEMA_VERSION, schema_problem
-from .store import ROW_GROUP_ROWS, parquet_options
+from .store import ROW_GROUP_ROWS, note_moving_in, parquet_options
 
 if TYPE_CHECKING:
     from .ahead import StoredRows
@@ -371,12 +371,16 @@ def check(folder: Path, table: DeltaTable, entity: str | None, *, deep: bool = F
 
 
 def add_files(folder: Path, parts: list[tuple[Path, int]]) -> list[AddAction]:
-    """Move finished Parquet files (path, rows) into the table folder under new Delta-style
-    names; the add actions that commit them (statistics: the row count)."""
+    """Move finished Parquet files (path, rows) of a staging folder into the table folder
+    under new Delta-style names; the add actions that commit them (statistics: the row
+    count). The names are noted in the staging folder first (:func:`.store.note_moving_in`):
+    the files :func:`.store.recover` deletes if the sync dies before its commit."""
     private_dirs(folder)
     actions: list[AddAction] = []
-    for path, rows in parts:
-        name = _part_name()
+    names = [_part_name() for _ in parts]
+    for staging in {path.parent for path, _ in parts}:
+        note_moving_in(staging, names)
+    for (path, rows), name in zip(parts, names):
         os.replace(path, folder / name)
         actions.append(_added(folder, name, rows))
     fsync_dir(folder)
