@@ -49,6 +49,7 @@ __all__ = [
     "aggregate_threshold",
     "bucket_medians",
     "service_methodology",
+    "warn_repeated_ids",
 ]
 
 #: The column of a deals frame each aggregate metric reads (the client's own column names:
@@ -382,7 +383,7 @@ def bucket_medians(
         usable &= ~true_rows(deals["deleted"])
     bucket, codes, counts = bucket_of_rows(times, usable, window, time_bucket)
     if "id" in deals.columns:
-        _warn_repeated_ids(deals["id"], bucket < len(codes))
+        warn_repeated_ids(deals["id"], bucket < len(codes))
     # rows grouped by bucket (a radix sort of small integers), by value too to explain them
     order = np.lexsort((values, bucket)) if explain else np.argsort(bucket, kind="stable")
     order = order[: counts.sum()]  # the rows not used sort last
@@ -461,7 +462,7 @@ def bucket_medians(
     return out
 
 
-def _warn_repeated_ids(ids: pd.Series, used: np.ndarray) -> None:
+def warn_repeated_ids(ids: pd.Series, used: np.ndarray) -> None:
     """A ``DealframeWarning`` when an ``id`` repeats among the rows ``used``: each row is
     counted as a deal, where the service counts a deal once (a frame of
     ``client.private.investments`` of several investors holds a co-invested deal once per

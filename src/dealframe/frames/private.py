@@ -754,6 +754,8 @@ _LABELS: dict[str, tuple[re.Pattern[str], ...]] = {
 
 def _period(kind: str, parts: Mapping[str, str | None]) -> pd.Period | None:
     year = int(parts["y"] or 0)
+    if year < 1:  # no year 0000 in the calendar (pandas cannot hold it): a label not read
+        return None
     if kind == "month":
         month = int(parts["m"] or 0)
         return pd.Period(year=year, month=month, freq="M") if 1 <= month <= 12 else None

@@ -23,7 +23,7 @@ from matplotlib.figure import Figure, SubFigure
 from dealframe.arguments import checked_keywords, integer_in, positive_number
 from dealframe.errors import ValidationError
 
-from .labels import fitting_text
+from .labels import fitting_texts
 
 __all__ = [
     "ACCENT",
@@ -219,7 +219,9 @@ def finish(
 
     A ``title`` or ``xlabel`` given as several texts (the same words, wrapped or shortened
     more and more) is the first that the figure's width holds, where the layout puts it
-    (:func:`~dealframe.plot.labels.fitting_text`): a fixed length fits one size only.
+    (:func:`~dealframe.plot.labels.fitting_texts`): a fixed length fits one size only. When
+    none fits (one text given included), the last is wrapped, and moved left if need be, so
+    that it stays inside the figure.
     """
     _style(ax, grid)
     titles = (title,) if isinstance(title, str) else title
@@ -227,10 +229,7 @@ def finish(
     shown = ax.set_title(titles[0], loc="left", fontsize=11, pad=title_pad)
     ax.set_xlabel(xlabels[0])
     ax.set_ylabel(ylabel)
-    if len(titles) > 1:
-        fitting_text(shown, titles)
-    if len(xlabels) > 1:
-        fitting_text(ax.xaxis.label, xlabels)
+    fitting_texts([(shown, titles), (ax.xaxis.label, xlabels)])
     set_alt(ax, alt)
     return ax
 

@@ -25,7 +25,7 @@ from ._base import (
     finish,
     frame_with,
 )
-from .labels import fitting_ylabel, place_labels
+from .labels import fitting_ylabel, fitting_yticks, place_labels
 from .shaping import MULTIPLE_BOUNDS, meaningful, multiple_status, numbers
 
 __all__ = ["FIELD_LABELS", "comps_multiples", "group_history", "growth_vs_multiple"]
@@ -185,7 +185,8 @@ def comps_multiples(
     values = meaningful(shown, key, bound).to_numpy(dtype=float)
     y = np.arange(len(shown))[::-1]
     ax.barh(y, np.nan_to_num(values), color=ACCENT, height=0.7)
-    ax.set_yticks(y, [_short_name(n, 28) for n in _names(shown)], fontsize=8)
+    names = list(_names(shown))
+    fitting_yticks(ax, y, lambda n: [_short_name(name, n) for name in names], 28)
     ok_all = meaningful(current, key, bound).dropna()
     median = float(ok_all.median()) if len(ok_all) else np.nan
     right = np.nanmax(values) if np.isfinite(values).any() else 1.0

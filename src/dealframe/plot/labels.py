@@ -17,17 +17,25 @@ one size of Axes only.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, cast
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.text import Text
-from matplotlib.transforms import Bbox
+from matplotlib.transforms import Bbox, BboxBase
 
 from dealframe.errors import ValidationError
 
-__all__ = ["fitting_text", "fitting_ylabel", "keep_apart", "place_labels"]
+__all__ = [
+    "fitting_text",
+    "fitting_texts",
+    "fitting_yticks",
+    "fitting_ylabel",
+    "keep_apart",
+    "place_labels",
+]
 
 #: (dx, dy) in points from the edge of the point's marker, and horizontal alignment, tried
 #: in this order.
@@ -188,12 +196,16 @@ def keep_apart(ax: Axes, labels: Sequence[Text], gap: float = _GAP) -> bool:
 
 def fitting_text(label: Text, texts: Sequence[str], along: Literal["x", "y"] = "x") -> str:
     """Set ``label`` (an axis label, a title) to the first of ``texts`` that stays inside its
-    figure along ``along``, laid out with it, else to the last; returns the text set.
+    figure along ``along``, laid out with it; returns the text set.
 
     A text is measured where the figure's layout puts it: a title at the left of its Axes,
     or an x label centred under them, runs past the right edge when long y tick labels push
     the Axes right, and a wider figure would not (so a fixed length cannot be the rule). A
-    text may be of several lines (``\\n``): the layout makes room for them.
+    text may be of several lines (``\\n``): the layout makes room for them. When none fits,
+    the last is wrapped at fewer words a line (three lines at most) until it fits where it
+    is, else wrapped to the figure's width and moved along ``along`` inside the figure (a
+    title then starts left of its Axes): no text set runs past the figure, save a single
+    word wider than it.
 
     Examples
     --------
@@ -204,28 +216,189 @@ def fitting_text(label: Text, texts: Sequence[str], along: Literal["x", "y"] = "
     ...               "a title much too long\\nfor this small chart"])
     'a title much too long\\nfor this small chart'
     """
+    return fitting_texts([(label, texts)], along)[0]
+
+
+def fitting_texts(
+    fits: Sequence[tuple[Text, Sequence[str]]], along: Literal["x", "y"] = "x"
+) -> list[str]:
+    """:func:`fitting_text` of several texts of one figure (a title and an x label), laid out
+    once: returns the text set on each label.
+
+    The figure is drawn once, with each label's first text, and every text is measured in
+    that layout: the layout counts a title or an axis label at its middle only, so a text of
+    another width moves no Axes while its middle stays over its Axes, as it does but for a
+    title wider than its Axes. When the middle of a title's first or chosen text is past its
+    Axes, the figure is drawn again with the texts chosen and a text that runs past the
+    figure there is chosen again (three layouts at most). Lines added or taken away only
+    move the Axes up or down: the next layout (a draw, a save) makes room for them.
+
+    Examples
+    --------
+    >>> from dealframe.plot import figure
+    >>> _, ax = figure(2.5, 2)
+    >>> fitting_texts([(ax.set_title("a title much too long for this chart", loc="left"),
+    ...                 ["a title much too long for this chart", "a short title"]),
+    ...                (ax.set_xlabel("a label"), ["a label"])])
+    ['a short title', 'a label']
+    """
+    if not fits:
+        return []
+    for _, texts in fits:
+        if not texts:
+            raise ValidationError("texts", "one text or more", got=texts)
+    figures = {id(_figure_of(label)): _figure_of(label) for label, _ in fits}
+    places = [label.get_position() for label, _ in fits]
+    chosen = [texts[0] for _, texts in fits]
+    for (label, _), text in zip(fits, chosen, strict=True):
+        label.set_text(text)
+    for fig in figures.values():
+        fig.draw_without_rendering()  # one layout, made with each label's first text
+    redo = list(range(len(fits)))  # the labels to choose a text for
+    for _ in range(3):
+        moves = False  # whether a text chosen may move an Axes sideways
+        for i in redo:
+            label, texts = fits[i]
+            fig = _figure_of(label)
+            renderer = _renderer(fig)
+            label.set_position(places[i])
+            moves |= _past_axes(label, renderer, along)
+            found = next((t for t in texts if _inside(label, t, renderer, fig.bbox, along)), None)
+            if found is None:
+                found = _last_resort(label, texts[-1], renderer, fig, along)
+            label.set_text(found)
+            moves |= found != chosen[i] and _past_axes(label, renderer, along)
+            chosen[i] = found
+        if not moves:
+            break
+        for fig in figures.values():
+            fig.draw_without_rendering()  # the layout made with the texts chosen
+        redo = [i for i, (label, _) in enumerate(fits) if not _stays(label, chosen[i], along)]
+        if not redo:
+            break
+    return chosen
+
+
+def _past_axes(label: Text, renderer: Any, along: str) -> bool:
+    """Whether the middle of ``label`` (as set) is past the side of its Axes along ``along``
+    (a layout counts a title at its middle); False for a text of no Axes (an axis label,
+    centred on its Axes)."""
+    axes = getattr(label, "axes", None)
+    if axes is None:
+        return False
+    box, frame = label.get_window_extent(renderer), axes.get_window_extent(renderer)
+    if along == "x":
+        return not frame.x0 <= (box.x0 + box.x1) / 2 <= frame.x1
+    return not frame.y0 <= (box.y0 + box.y1) / 2 <= frame.y1
+
+
+def _stays(label: Text, text: str, along: str) -> bool:
+    """Whether ``label`` set to ``text`` stays inside its figure, in the layout drawn."""
+    fig = _figure_of(label)
+    return _inside(label, text, _renderer(fig), fig.bbox, along)
+
+
+def _figure_of(label: Text) -> Figure:
     fig: Any = label.figure
     while fig is not None and not isinstance(fig, Figure):  # a subfigure's: its figure's
         fig = fig.figure
     if fig is None:
         raise ValidationError("label", "a text of a figure (a title, an axis label)", got=label)
+    return fig
+
+
+def _inside(label: Text, text: str, renderer: Any, edge: BboxBase, along: str) -> bool:
+    """Whether ``label`` set to ``text`` stays inside ``edge`` along ``along``."""
+    label.set_text(text)
+    box = label.get_window_extent(renderer)
+    if along == "x":
+        return bool(box.x0 >= edge.x0 and box.x1 <= edge.x1)
+    return bool(box.y0 >= edge.y0 and box.y1 <= edge.y1)
+
+
+def _wrapped(text: str) -> list[str]:
+    """``text`` wrapped at fewer and fewer characters a line, each form once, the narrowest
+    one word a line."""
+    words = text.split()
+    forms: list[str] = []
+    for width in range(max(map(len, text.split("\n"))) - 1, 0, -1):
+        form = textwrap.fill(" ".join(words), width, break_long_words=False)
+        if form != text and form not in forms:
+            forms.append(form)
+    return forms
+
+
+def _last_resort(label: Text, text: str, renderer: Any, fig: Figure, along: str) -> str:
+    """``text`` wrapped until it fits where the layout puts it (three lines at most), else
+    wrapped to the figure's size and moved inside the figure along ``along``; the form set."""
     edge = fig.bbox
-    for text in texts:
-        label.set_text(text)
-        fig.draw_without_rendering()  # the text's place in the layout made with it
-        box = label.get_window_extent(_renderer(fig))
-        if along == "x" and box.x0 >= edge.x0 and box.x1 <= edge.x1:
-            return text
-        if along == "y" and box.y0 >= edge.y0 and box.y1 <= edge.y1:
-            return text
-    label.set_text(texts[-1])
-    return texts[-1]
+    forms = _wrapped(text)
+    for form in forms:
+        if form.count("\n") < 3 and _inside(label, form, renderer, edge, along):
+            return form
+    i = 0 if along == "x" else 1
+    margin = fig.dpi / 72.0  # a point clear of the edge
+    room = (edge.width if i == 0 else edge.height) - 2 * margin
+    chosen = text
+    for form in [text, *forms]:
+        label.set_text(chosen := form)
+        box = label.get_window_extent(renderer)
+        if (box.width if i == 0 else box.height) <= room:
+            break
+    low, high = (box.x0, box.x1) if i == 0 else (box.y0, box.y1)
+    start, end = (edge.x0, edge.x1) if i == 0 else (edge.y0, edge.y1)
+    shift = min(0.0, end - margin - high)  # back inside the far edge ...
+    shift = max(shift, start + margin - low)  # ... and not past the near one
+    transform = label.get_transform()
+    place = transform.transform(label.get_position())
+    place[i] += shift
+    moved = transform.inverted().transform(place)
+    (label.set_x if i == 0 else label.set_y)(float(moved[i]))
+    return chosen
+
+
+def fitting_yticks(
+    ax: Axes,
+    ticks: Iterable[float],
+    names: Callable[[int], Sequence[str]],
+    longest: int,
+    share: float = 0.45,
+    fontsize: float = 8,
+) -> list[str]:
+    """Set the y ticks of ``ax`` at ``ticks``, labelled ``names(n)`` for the largest ``n`` of
+    characters (``longest`` at most, 4 at least) whose widest label takes at most ``share``
+    of the figure's width; returns the labels set.
+
+    Names of a bar chart push its Axes right: on a narrow figure, long names (and names in
+    wide letters) leave no room for the bars and the title, and the layout gives up.
+
+    Examples
+    --------
+    >>> from dealframe.plot import figure
+    >>> _, ax = figure(2, 2)
+    >>> fitting_yticks(ax, [0], lambda n: ["an investor of a long name"[:n]], 30)
+    ['an investor of a']
+    """
+    fig = _figure_of(ax.title)
+    renderer = _renderer(fig)
+    room = share * fig.bbox.width
+    n = longest
+    while True:
+        labels = list(names(n))
+        ax.set_yticks(list(ticks), labels, fontsize=fontsize)
+        widest = max(
+            (t.get_window_extent(renderer).width for t in ax.get_yticklabels()), default=0.0
+        )
+        if widest <= room or n <= 4:
+            return labels
+        n = max(4, min(n - 1, int(n * room / widest)))
 
 
 def fitting_ylabel(ax: Axes, labels: Sequence[str]) -> str:
     """Set the y axis label of ``ax`` to the first of ``labels`` that fits in its figure (the
     label is centred on the Axes: a long one on a short chart runs past the top and bottom
-    edges and is cut), else to the last; returns the label set.
+    edges and is cut), else the last made to fit (:func:`fitting_text`); returns the label
+    set.
 
     Examples
     --------

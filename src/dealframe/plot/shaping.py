@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from dealframe._vocab import DEAL_TYPES
-from dealframe.analytics.buckets import _warn_repeated_ids
+from dealframe.analytics.buckets import warn_repeated_ids
 from dealframe.analytics.multiples import (
     MULTIPLE_BOUNDS,
     MULTIPLE_DENOMINATORS,
@@ -286,7 +286,7 @@ def quarterly_activity(deals: pd.DataFrame, window: DateWindow | None = None) ->
     dates = _deal_dates(deals)
     inside = ((dates >= start) & (dates <= end)).to_numpy(dtype=bool, na_value=False)
     if "id" in deals.columns:  # each row is counted as a deal: said as bucket_medians says it
-        _warn_repeated_ids(deals["id"], inside)
+        warn_repeated_ids(deals["id"], inside)
     rows = deals.loc[inside]
     quarter = pd.Series(
         [quarter_label(p) for p in dates[inside].dt.to_period("Q")],
