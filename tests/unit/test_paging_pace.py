@@ -322,7 +322,7 @@ def _worker_pages(
 def test_a_fast_service_waited_for_a_few_ms_stays_at_one_page_on_a_worker():
     # The page on the worker finishes its read a few ms late when parsing holds the GIL: a
     # wait, but noise. It sent a fast service to every worker for good.
-    for parse_s, waited in ((0.010, 0.004), (0.040, 0.009)):  # the floor; a share of parse
+    for parse_s, waited in ((0.010, 0.009), (0.040, 0.019)):  # the floor; a share of parse
         pace = _Pace()
         for _ in range(2):
             pace.note(_Page(1, 1, 1, 0.002), parse_s)

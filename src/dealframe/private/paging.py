@@ -125,9 +125,9 @@ LATE_FACTOR = 4.0
 #: ... and at least this many seconds.
 LATE_FLOOR = 0.05
 #: A wait for a page in flight on a worker counts only above this share of the parse time ...
-NOISE_SHARE = 0.25
+NOISE_SHARE = 0.5
 #: ... and this many seconds (a worker finishing its read while parsing holds the GIL).
-NOISE_FLOOR = 0.005
+NOISE_FLOOR = 0.010
 
 T = TypeVar("T")
 
@@ -403,8 +403,8 @@ class _Pace:
         return 0.0 if fast else float(elapsed)
 
     def ahead(self, workers: int) -> int:
-        """Requests to keep in flight: ``workers`` once two pages fetched on this thread say
-        arriving is the slower part; else 2: one page fetched on a worker, its body left
+        """Requests to keep in flight: ``workers`` once two of the last three pages measured
+        (:meth:`note`) say arriving is the slower part; else 2: one page fetched on a worker, its body left
         unread there, while the last one is parsed here. Else 1 (each page fetched alone on
         this thread) once a page came read on its worker (to be stored in the HTTP cache:
         reading takes the GIL from parsing), or needed a retry (pages fetched alone get
