@@ -7,6 +7,8 @@ cut short) was fetched again on the caller's thread with the whole retry budget:
 (the transport reads it as null and warns, no second request). Each test pulls the same deals
 with one worker (every page fetched and judged by the transport on the caller's thread) and
 with four, and asserts the same requests, warnings, errors and statistics.
+A straggler's resend (which uses no retry) whose body failed on the caller's thread was
+counted as a used retry there: the page was asked once fewer than with one worker, and failed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import re
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -130,3 +133,48 @@ def test_a_bad_body_read_here_is_asked_again_when_retries_are_left(sandbox, prox
     assert alone.error is None and ahead.error is None, (alone.error, ahead.error)
     assert alone_asked == ahead_asked == 2
     assert_same(ahead.value, alone.value)
+
+
+def first_stalls(seconds: float) -> Action:
+    """The first request the rule matches stalls ``seconds`` before it is forwarded (a
+    straggler the transport cuts and sends again); the second gets a gateway's HTML 200."""
+    seen = [0]
+    lock = threading.Lock()
+    gateway = html(200).on_response
+    assert gateway is not None
+
+    def ask(ex: Any) -> None:
+        with lock:
+            seen[0] += 1
+            ex.nth = seen[0]
+        if ex.nth == 1:
+            time.sleep(seconds)
+
+    def answer(ex: Any) -> None:
+        if ex.nth == 2:
+            gateway(ex)
+
+    return Action("stall, then HTML", on_request=ask, on_response=answer)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+def test_a_straggler_s_free_resend_is_still_free_when_its_body_is_read_here(
+    sandbox, proxy, workers
+):
+    # A straggler is sent again without using a retry. On a worker that leaves the body
+    # unread, the resend's HTML body was judged on this thread as if that resend had used the
+    # request's only retry: with two or four workers the page was asked twice and failed.
+    settings = dict(FAST, cut_stragglers=True, retries=1, max_workers=workers)
+    with Client(
+        proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **settings
+    ) as c:
+        want = c.private.deals(limit=ROWS)  # twice: 8 answers of the endpoint set its cut-off
+        c.private.deals(limit=ROWS)
+        proxy.add(DEALS, first_stalls(3.0), page=PAGE)
+        before = proxy.pages(DEALS).count(PAGE)
+        o = outcome(lambda: c.private.deals(limit=ROWS))
+        stats = c.stats.snapshot()
+    assert stats["faults"]["straggler"] == 1, stats  # (else the machine was too slow to cut)
+    assert o.error is None, repr(o.error)
+    assert proxy.pages(DEALS).count(PAGE) - before == 3  # stalled, HTML, whole
+    assert_same(o.value, want)

@@ -304,3 +304,92 @@ def test_a_fast_service_that_turns_slow_gets_more_pages_in_flight():
     )
     assert [p[0]["id"] for p in pages.parts] == [f"r{i}" for i in range(0, 400, 10)]
     assert flight[1] > 2, "slow pages should have been fetched several at once"
+
+
+def _worker_pages(
+    pace: _Pace, count: int, waited: float, parse_s: float, flight: int, elapsed: float = 0.0
+) -> list[int]:
+    """``count`` pages fetched on a worker (``flight`` in flight), each ``waited`` for: the
+    ``ahead(4)`` after each."""
+    trail = []
+    for _ in range(count):
+        page = _Page(1, 1, 1, elapsed)
+        pace.note(page, parse_s, inline=False, waited=waited, flight=flight)
+        trail.append(pace.ahead(4))
+    return trail
+
+
+def test_a_fast_service_waited_for_a_few_ms_stays_at_one_page_on_a_worker():
+    # The page on the worker finishes its read a few ms late when parsing holds the GIL: a
+    # wait, but noise. It sent a fast service to every worker for good.
+    for parse_s, waited in ((0.010, 0.009), (0.040, 0.019)):  # the floor; a share of parse
+        pace = _Pace()
+        for _ in range(2):
+            pace.note(_Page(1, 1, 1, 0.002), parse_s)
+        assert pace.ahead(4) == 2
+        assert _worker_pages(pace, 20, waited, parse_s, flight=2) == [2] * 20
+    # a wait clearly above the noise is the service's pace: more in flight
+    assert _worker_pages(pace, 2, 0.030, 0.040, flight=2)[-1] == 4
+
+
+def test_a_service_that_turns_slow_then_fast_again_comes_back_to_one_page_on_a_worker():
+    pace = _Pace()
+    for _ in range(2):
+        pace.note(_Page(1, 1, 1, 0.002), 0.010)
+    assert _worker_pages(pace, 3, 0.150, 0.010, flight=2)[-1] == 4  # slow: all workers
+    # with four in flight the walk still waits (bursts of pages, 150 ms apart): it stays
+    for waited in [0.120, 0.0, 0.0, 0.0] * 3:
+        assert _worker_pages(pace, 1, waited, 0.010, flight=4, elapsed=0.160) == [4]
+    # fast again: nothing waited for, each request quick on its worker
+    assert _worker_pages(pace, 6, 0.0, 0.010, flight=4, elapsed=0.006)[-1] == 2
+
+
+def test_workers_that_hide_a_round_trip_stay():
+    # 35 ms a page, 10 ms to parse: with four in flight nothing is waited for, but each
+    # request takes longer than a page takes to parse; one page at a time would wait again
+    pace = _Pace()
+    for _ in range(2):
+        pace.note(_Page(1, 1, 1, 0.035), 0.010)
+    assert pace.ahead(4) == 4
+    assert _worker_pages(pace, 10, 0.0, 0.010, flight=4, elapsed=0.045) == [4] * 10
+
+
+def test_a_walk_that_turns_slow_then_fast_again_comes_back_down():
+    # pages parse in 10 ms and arrive in 1 ms, pages 6-14 in 60 ms: the walk asks for pages
+    # further ahead while they are slow, and one page ahead once they are fast again (it
+    # stayed at four ahead to the end)
+    here = threading.current_thread()
+    parsed = [0]
+    lead: dict[int, int] = {}  # page: how far ahead of the pages parsed it was asked for
+
+    def fetch(page: int, size: int) -> Response:
+        first = (page - 1) * size
+        rows = [{"id": f"r{i}"} for i in range(first, min(first + size, 400))]
+        more = first + size < 400
+        body = json.dumps({"data": rows, "meta": {"total": 400, "has_more": more}}).encode()
+        if threading.current_thread() is not here:
+            lead[page] = page - parsed[0]
+            time.sleep(0.06 if 6 <= page <= 14 else 0.001)
+        doc, _ = parse(body)
+        read = doc.doc if isinstance(doc, Read) else None
+        info = RequestInfo("POST", "/x", "private")
+        return Response(200, body, {}, False, 0.001, info, 1, read=read)
+
+    def slow_parse(items: list) -> list:
+        time.sleep(0.010)
+        parsed[0] += 1
+        return list(items)
+
+    pages = pull_pages(
+        fetch,
+        limit=None,
+        workers=4,
+        progress=False,
+        desc="x",
+        found=Findings("POST /x"),
+        page_size=10,
+        parse=slow_parse,
+    )
+    assert [p[0]["id"] for p in pages.parts] == [f"r{i}" for i in range(0, 400, 10)]
+    assert max(lead[p] for p in range(6, 19)) >= 4, lead
+    assert max(lead[p] for p in range(28, 41)) <= 3, lead

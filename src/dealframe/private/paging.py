@@ -124,6 +124,10 @@ _OUTAGE_KINDS = ("connection", "connect_timeout", "timeout")
 LATE_FACTOR = 4.0
 #: ... and at least this many seconds.
 LATE_FLOOR = 0.05
+#: A wait for a page in flight on a worker counts only above this share of the parse time ...
+NOISE_SHARE = 0.5
+#: ... and this many seconds (a worker finishing its read while parsing holds the GIL).
+NOISE_FLOOR = 0.010
 
 T = TypeVar("T")
 
@@ -322,14 +326,21 @@ class _Pace:
     parsing); on 20,000 deals, with one page in flight whose body is read on this thread, 0.34
     and 0.43 s against 0.49 and 0.70 s one page at a time (a machine at load 4-5, where the
     server's time per page is longer). Against a remote service pages take longer to arrive
-    than to parse, and running ahead hides the round trips. The wait is measured on pages
-    fetched on the caller's thread only (a worker's request also waits for the GIL while pages
-    are parsed, which would make any service look slow), as the request's ``elapsed`` less
-    the CPU time this thread spent in it (``busy``: reading and copying the body is work that
-    a worker would do under the same GIL, not a wait that it could hide). With one page in
-    flight on a worker, none is fetched here: each such page is measured by how long this
-    thread waited for it (none while it arrives faster than the page before is parsed), so a
-    service that turns slow part-way gets more pages in flight.
+    than to parse, and running ahead hides the round trips. A page fetched on the caller's
+    thread is measured by the request's ``elapsed`` (a worker's request also waits for the
+    GIL while pages are parsed, which would make any service look slow) less the CPU time
+    this thread spent in it (``busy``: reading and copying the body is work that
+    a worker would do under the same GIL, not a wait that it could hide). Pages in flight on
+    workers are measured by how long this thread waited for them: with one page in flight,
+    a page it waited for longer than the noise (:data:`NOISE_SHARE` of the parse, at least
+    :data:`NOISE_FLOOR`) arrived that much later than the page before took to parse, so a
+    service that turns slow part-way gets more pages in flight; one waited for less counts
+    as no wait (a fast service stays at one page in flight). With ``workers`` in flight,
+    the mean wait of the last pages in flight is the measure; none waited for counts as no
+    wait only if the page's own request (on its worker, whose time the GIL stretches) took
+    less than the parse or half the typical wait that sent the walk to the workers, so a
+    service that turns fast again comes back down, and one whose round trip the workers
+    hide stays.
     """
 
     def __init__(self) -> None:
@@ -339,6 +350,8 @@ class _Pace:
         # whether the pages fetched on workers came unread (True), or read there to be
         # stored in the HTTP cache (False); None before the first one
         self.unread: bool | None = None
+        self.lately: deque[float] = deque(maxlen=16)  # this thread's waits for worker pages
+        self.up: float | None = None  # the typical wait when it was last above the parse
 
     @property
     def arrive(self) -> float | None:
@@ -356,11 +369,11 @@ class _Pace:
         inline: bool = True,
         busy: float = 0.0,
         waited: float | None = None,
+        flight: int = 2,
     ) -> None:
         """One page taken: its wait (fetched on this thread), or with ``waited``, the time
-        this thread waited for a page that was the only one in flight on a worker (its wait
-        is then at least that and the last page's parse: it came later than it took to parse
-        the page before only if this thread waited for it at all)."""
+        this thread waited for a page fetched on a worker, ``flight`` pages in flight (see
+        the class: counted only above the noise, as that wait and the last page's parse)."""
         elapsed = getattr(response, "elapsed", None)
         # a cache hit says nothing of how long the service takes to answer
         if getattr(response, "from_cache", False):
@@ -368,14 +381,30 @@ class _Pace:
         elif inline and isinstance(elapsed, (int, float)):
             self.waits.append(max(0.0, elapsed - busy))
         elif waited is not None and self.parse is not None:
-            self.waits.append(waited + min(self.parse, parse_seconds))
+            self.waits.append(self._waited(waited, flight, parse_seconds, elapsed))
         if getattr(response, "attempts", 1) > 1:
             self.flaky = True
         self.parse = parse_seconds if self.parse is None else (self.parse + parse_seconds) / 2
+        if self.arrive is not None and self.arrive > self.parse:
+            self.up = self.arrive
+
+    def _waited(self, waited: float, flight: int, parse_seconds: float, elapsed: Any) -> float:
+        """The wait of a page fetched on a worker (:meth:`note`; ``self.parse`` is set)."""
+        assert self.parse is not None
+        self.lately.append(waited)
+        last = list(self.lately)[-max(1, flight - 1) :]  # the pages in flight with it
+        mean = sum(last) / len(last)
+        if mean > max(NOISE_FLOOR, NOISE_SHARE * self.parse):
+            return mean + min(self.parse, parse_seconds)
+        if flight <= 2 or not isinstance(elapsed, (int, float)):
+            return 0.0  # it arrived while the page before was parsed
+        # none waited for with many in flight: fast only if its own request says so
+        fast = elapsed < max(self.parse, (self.up or 0.0) / 2)
+        return 0.0 if fast else float(elapsed)
 
     def ahead(self, workers: int) -> int:
-        """Requests to keep in flight: ``workers`` once two pages fetched on this thread say
-        arriving is the slower part; else 2: one page fetched on a worker, its body left
+        """Requests to keep in flight: ``workers`` once two of the last three pages measured
+        (:meth:`note`) say arriving is the slower part; else 2: one page fetched on a worker, its body left
         unread there, while the last one is parsed here. Else 1 (each page fetched alone on
         this thread) once a page came read on its worker (to be stored in the HTTP cache:
         reading takes the GIL from parsing), or needed a retry (pages fetched alone get
@@ -974,8 +1003,8 @@ def _walk_rest(
                     late += time.perf_counter() - waiting
                 continue
             number, slot = window.popleft()
-            # the wait of a page that was the only one in flight: the pace's measure of it
-            waited = late if isinstance(slot, Future) and ahead < max(1, workers) else None
+            # how long this thread waited for a page in flight on a worker: the pace's measure
+            waited = late if isinstance(slot, Future) else None
             late = 0.0
             if isinstance(slot, _Ready):  # parsed while an earlier page was late
                 if bar is not None:
@@ -1018,6 +1047,7 @@ def _walk_rest(
                     inline=slot is None,
                     busy=busy,
                     waited=waited if getattr(got, "read", None) is LATER else None,
+                    flight=ahead,
                 )
                 del response
                 has_more = page.has_more

@@ -159,6 +159,9 @@ class Response:
     _parsed: Any = field(default=_UNSET, repr=False)
     read: Any = field(default=None, repr=False)
     cache_key: str | None = field(default=None, repr=False)
+    # of ``attempts``: the straggler resends that used no retry, and the temporary resolver
+    # failures; a request resumed from this answer (:func:`resume`) goes on from them
+    _spent: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
 
     def json(self) -> Any:
         """The body parsed with orjson (parsed once, then reused).
@@ -188,8 +191,9 @@ def resume(answer: Response) -> Iterator[None]:
     (:func:`~dealframe.transport.body.later`). That body is checked here first, as the
     request's last attempt, with the warning a body read as null gives; only if it fails as
     a sent body fails (cut short, not a ``{data, meta}`` document) is the request sent again,
-    within what ``answer.attempts`` left of its ``retries``; with none left, its error is
-    raised, as it would have been on the other thread. The request then counts no new call.
+    within what ``answer.attempts`` left of its ``retries`` (a straggler's free resend
+    there still used none); with none left, its error is raised, as it
+    would have been on the other thread. The request then counts no new call.
     """
     token = _RESUMED.set(answer)
     try:
@@ -841,7 +845,7 @@ class Transport:
         while True:
             answer, resumed = resumed, None
             if answer is not None:  # its attempts were made elsewhere: its body, judged here
-                attempt = answer.attempts
+                attempt, (spare, resolver_failures) = answer.attempts, answer._spent
             else:
                 if self._closed:  # closed from another thread: no attempt opens a connection
                     raise closed_error()
@@ -863,8 +867,14 @@ class Transport:
             try:
                 if answer is not None:
                     return self._judge(answer, started)
-                return self._attempt(
+                got = self._attempt(
                     info, url, kwargs, use_cache, expire, force, deadline, attempt, started, cut
+                )
+                # what a resumed request goes on from (its body may be judged elsewhere)
+                return (
+                    replace(got, _spent=(spare, resolver_failures))
+                    if spare or resolver_failures
+                    else got
                 )
             except _StaleCache:
                 # a stored body that failed its checks (deleted, warned): the service is asked
