@@ -153,3 +153,29 @@ def test_a_lost_log_beside_an_incremental_syncs_staging_is_set_aside_not_deleted
     aside = list((path / "_damaged").iterdir())
     assert len(aside) == 1 and sorted(p.name for p in aside[0].glob("*.parquet")) == old
     assert not (path / "_staging").exists()
+
+
+def test_a_first_sync_killed_after_its_commit_leaves_no_listing_to_delete_its_files(sb, tmp_path):
+    """A first sync killed once its commit is written (its staging left, the listing of the
+    files it moved in with it), then the log lost: the files are committed data, set aside as
+    damage with the warning, never deleted as a dead sync's (the listing used to outlive the
+    commit, and the next sync deleted them without a word)."""
+    path = tmp_path / "m"
+    killed = subprocess.run(
+        [
+            *(sys.executable, "-c", _KILLED, sb.url, sb.public_token, sb.private_key),
+            *(str(path), "committed"),
+        ],
+        timeout=120,
+    )
+    assert killed.returncode == 9
+    committed = sorted(p.name for p in (path / "investors").glob("*.parquet"))
+    assert committed and (path / "investors" / "_delta_log").exists()
+    assert list((path / "_staging").glob("*/investors"))  # its staging, left
+    shutil.rmtree(path / "investors" / "_delta_log")
+
+    with _client(sb) as client, pytest.warns(mirror.MirrorRepairWarning, match=LOST):
+        report = mirror.sync(client, path, entities=["investors"], progress=False)
+    assert report["investors"].repaired is not None
+    aside = list((path / "_damaged").iterdir())
+    assert len(aside) == 1 and sorted(p.name for p in aside[0].glob("*.parquet")) == committed

@@ -28,7 +28,7 @@ import pyarrow.dataset as ds
 from deltalake import DeltaTable
 
 from .schema import arrow_schema, schema_problem
-from .store import Part, PartWriter, StagedRows, staged_tables, step
+from .store import Part, PartWriter, StagedRows, moved_in, staged_tables, step
 from .table import (
     add_files,
     commit_files,
@@ -176,6 +176,8 @@ def commit_entity(
             added = add_files(folder, files)
             step("moved-in")  # the files in the table folder, not yet in its log
             commit_files(folder, table, added, schema, props, entity)
+            for staging in {path.parent for path, _ in files}:
+                moved_in(staging)  # committed: no listing left for recover to act on
     else:
         assert table is not None
         rows = (

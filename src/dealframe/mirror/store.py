@@ -51,6 +51,7 @@ __all__ = [
     "StagedRows",
     "batches",
     "cleared_on_failure",
+    "moved_in",
     "note_moving_in",
     "parquet_options",
     "recover",
@@ -316,6 +317,24 @@ def note_moving_in(staging: Path, names: list[str]) -> None:
     {'part-00000-a-c000.snappy.parquet'}
     """
     atomic_write(staging / MOVING_IN, "".join(f"{name}\n" for name in names).encode())
+
+
+def moved_in(staging: Path) -> None:
+    """Forget, durably, the listing :func:`note_moving_in` wrote in ``staging``: the files it
+    names are committed, table data that :func:`recover` must never delete.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> staging = Path(tempfile.mkdtemp()) / "000001" / "investors"
+    >>> staging.mkdir(parents=True)
+    >>> note_moving_in(staging, ["part-00000-a-c000.snappy.parquet"])
+    >>> moved_in(staging)
+    >>> _moving_in(staging.parent.parent, "investors")
+    set()
+    """
+    (staging / MOVING_IN).unlink(missing_ok=True)
+    fsync_dir(staging)
 
 
 def _moving_in(staging: Path, entity: str) -> set[str]:
