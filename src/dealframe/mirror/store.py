@@ -38,6 +38,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .durable import atomic_write, fsync_dir, fsync_file, private_dirs
+from .folders import log_lost
 from .schema import arrow_schema, to_arrow
 
 __all__ = [
@@ -358,7 +359,7 @@ def recover(root: Path) -> list[Path]:
     holding data files and no Delta log, the files that sync listed in its staging
     (:func:`note_moving_in`) before moving them, and only those. Any other data file of a
     folder without a log is a table whose log was lost
-    (:func:`~dealframe.mirror.table.log_lost`), left to the sync to set aside (with a
+    (:func:`~dealframe.mirror.folders.log_lost`), left to the sync to set aside (with a
     :class:`~dealframe.mirror.MirrorRepairWarning`), whatever staging is left: an
     incremental sync killed there lists no files. (Data files a dead commit wrote into a table
     are never read, since no log entry names them; ``compact`` deletes them.)
@@ -368,8 +369,6 @@ def recover(root: Path) -> list[Path]:
     list of Path
         The files removed.
     """
-    from .table import log_lost  # table imports this module
-
     removed: list[Path] = []
     staging = root / STAGING
     for entity in sorted({p.name for p in staging.glob("*/*") if p.is_dir()}):

@@ -39,6 +39,7 @@ from deltalake.transaction import AddAction, RemoveAction, create_table_with_add
 
 from .durable import fsync_dir, fsync_file, private_dirs
 from .errors import MirrorDamagedError, MirrorWriteError
+from .folders import is_table, log_lost
 from .schema import SCHEMA_VERSION, schema_problem
 from .store import ROW_GROUP_ROWS, note_moving_in, parquet_options
 
@@ -167,35 +168,6 @@ def commit_properties(
     if reason:
         meta[KEYS["reason"]] = reason
     return CommitProperties(custom_metadata=meta)
-
-
-def is_table(folder: Path) -> bool:
-    """Whether ``folder`` holds a Delta log (a table, readable or not)."""
-    return (folder / "_delta_log").is_dir()
-
-
-def log_lost(folder: Path) -> str | None:
-    """What is wrong with ``folder`` when it holds data files but no Delta log (the log
-    deleted, or a first sync that died between moving its files in and committing them),
-    else None: such a folder is a damaged table, not a missing one.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     folder = Path(tmp)
-    ...     before = log_lost(folder)
-    ...     _ = (folder / "part-00000-x-c000.snappy.parquet").write_bytes(b"")
-    ...     after = log_lost(folder)
-    >>> before is None, after
-    (True, 'it holds data files but its Delta log (_delta_log) is missing (deleted, or the first sync did not finish)')
-    """
-    if is_table(folder) or not folder.is_dir() or not any(folder.glob("*.parquet")):
-        return None
-    return (
-        "it holds data files but its Delta log (_delta_log) is missing "
-        "(deleted, or the first sync did not finish)"
-    )
 
 
 def full_disk(exc: BaseException) -> bool:
