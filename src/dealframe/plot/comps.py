@@ -25,7 +25,7 @@ from ._base import (
     finish,
     frame_with,
 )
-from .labels import fitting_ylabel, fitting_yticks, place_labels
+from .labels import fitting_ylabel, fitting_yticks, place_labels, short_name
 from .shaping import MULTIPLE_BOUNDS, meaningful, multiple_status, numbers
 
 __all__ = ["FIELD_LABELS", "comps_multiples", "group_history", "growth_vs_multiple"]
@@ -116,10 +116,6 @@ def _names(frame: pd.DataFrame) -> list[str]:
     return [str(i) for i in frame.index]
 
 
-def _short_name(name: str, most: int = 22) -> str:
-    return name if len(name) <= most else name[: most - 1].rstrip() + "…"
-
-
 @checked_keywords
 def comps_multiples(
     current: pd.DataFrame,
@@ -186,7 +182,7 @@ def comps_multiples(
     y = np.arange(len(shown))[::-1]
     ax.barh(y, np.nan_to_num(values), color=ACCENT, height=0.7)
     names = list(_names(shown))
-    fitting_yticks(ax, y, lambda n: [_short_name(name, n) for name in names], 28)
+    fitting_yticks(ax, y, lambda n: [short_name(name, n) for name in names], 28)
     ok_all = meaningful(current, key, bound).dropna()
     median = float(ok_all.median()) if len(ok_all) else np.nan
     right = np.nanmax(values) if np.isfinite(values).any() else 1.0
@@ -330,7 +326,7 @@ def growth_vs_multiple(
     biggest = [i for i in np.argsort(-np.nan_to_num(ev, nan=-1.0), kind="stable") if ok[i]]
     named = biggest[:label_top]
     placed = place_labels(
-        ax, [(xs[i], ys[i], _short_name(names[i])) for i in named], sizes=size[named].tolist()
+        ax, [(xs[i], ys[i], short_name(names[i], 22)) for i in named], sizes=size[named].tolist()
     )
     said = "."
     if ok.sum() > 2:

@@ -14,7 +14,7 @@ from dealframe.arguments import checked_keywords, integer_in
 from dealframe.errors import ValidationError
 
 from ._base import ACCENT, PALETTE, SECOND, axes_for, empty, finish
-from .labels import fitting_yticks
+from .labels import fitting_yticks, short_name
 from .shaping import co_investment_pairs, investor_activity, participant_rows
 
 __all__ = ["co_investment", "top_investors"]
@@ -64,7 +64,7 @@ def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None)
     ax.barh(y, led, color=ACCENT, height=0.7, label="led (funding rounds)")
     ax.barh(y, bought, left=led, color=SECOND, height=0.7, label="bought (M&A)")
     names = [str(n) for n in table["name"].astype(object).fillna("?")]
-    fitting_yticks(ax, y, lambda n: [name[:n] for name in names], 30)  # narrow: shorter
+    fitting_yticks(ax, y, lambda n: [short_name(name, n) for name in names], 30)  # narrow: shorter
     for yi, total in zip(y, led + bought):
         ax.text(total, yi, f" {int(total)}", va="center", fontsize=7)
     ax.legend(fontsize=8, frameon=False, loc="lower right")
@@ -129,7 +129,9 @@ def co_investment(
     y = np.arange(len(shown))[::-1]
     ax.barh(y, shown["shared_deals"].to_numpy(dtype=float), color=PALETTE[2], height=0.7)
     duos = [(str(a), str(b)) for a, b in zip(shown["name_a"], shown["name_b"])]
-    fitting_yticks(ax, y, lambda n: [f"{a[:n]} + {b[:n]}" for a, b in duos], 24)
+    fitting_yticks(
+        ax, y, lambda n: [f"{short_name(a, n)} + {short_name(b, n)}" for a, b in duos], 24
+    )
     for yi, n in zip(y, shown["shared_deals"]):
         ax.text(n, yi, f" {int(n)}", va="center", fontsize=7)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, cast
 
@@ -29,6 +30,8 @@ from matplotlib.transforms import Bbox, BboxBase
 from dealframe.errors import ValidationError
 
 __all__ = [
+    "distinct",
+    "short_name",
     "fitting_text",
     "fitting_texts",
     "fitting_yticks",
@@ -357,6 +360,57 @@ def _last_resort(label: Text, text: str, renderer: Any, fig: Figure, along: str)
     return chosen
 
 
+def short_name(name: str, most: int) -> str:
+    """``name`` cut to ``most`` characters, the cut marked with "…".
+
+    Examples
+    --------
+    >>> short_name("Sequoia Capital China Seed", 10), short_name("Accel", 10)
+    ('Sequoia C…', 'Accel')
+    """
+    return name if len(name) <= most else name[: max(1, most - 1)].rstrip() + "…"
+
+
+def distinct(labels: Sequence[str], full: Sequence[str]) -> list[str]:
+    """``labels`` (cut from the texts ``full``, one each) with those that came out equal from
+    different texts made distinct: each then keeps the start and the end of its text around a
+    "…" within the same length, or failing that gets its place among them after it. Equal
+    texts keep equal labels.
+
+    Examples
+    --------
+    >>> full = ["Sequoia Capital China Growth", "Sequoia Capital China Seed"]
+    >>> distinct([short_name(n, 12) for n in full], full)
+    ['Sequoi…rowth', 'Sequoia…Seed']
+    """
+    labels, full = list(labels), list(full)
+    for _ in range(2):
+        counts = Counter(labels)
+        clash = [
+            i
+            for i, label in enumerate(labels)
+            if counts[label] > 1 and len({full[j] for j, o in enumerate(labels) if o == label}) > 1
+        ]
+        if not clash:
+            return labels
+        for i in clash:
+            size = max(len(labels[i]), 5)
+            tail = full[i][-((size - 1) // 2) :].lstrip()
+            head = full[i][: size - 1 - len(tail)].rstrip()
+            labels[i] = labels[i] if len(full[i]) <= size else f"{head}…{tail}"
+    texts: dict[str, set[str]] = {}
+    for label, text in zip(labels, full):
+        texts.setdefault(label, set()).add(text)
+    seen = Counter[str]()
+    out = []
+    for label in labels:
+        if len(texts[label]) > 1:  # still equal from different texts: numbered
+            seen[label] += 1
+            label = f"{label} ({seen[label]})"
+        out.append(label)
+    return out
+
+
 def fitting_yticks(
     ax: Axes,
     ticks: Iterable[float],
@@ -367,7 +421,8 @@ def fitting_yticks(
 ) -> list[str]:
     """Set the y ticks of ``ax`` at ``ticks``, labelled ``names(n)`` for the largest ``n`` of
     characters (``longest`` at most, 4 at least) whose widest label takes at most ``share``
-    of the figure's width; returns the labels set.
+    of the figure's width; returns the labels set. Labels cut alike from different texts are
+    told apart (:func:`distinct`).
 
     Names of a bar chart push its Axes right: on a narrow figure, long names (and names in
     wide letters) leave no room for the bars and the title, and the layout gives up.
@@ -383,8 +438,9 @@ def fitting_yticks(
     renderer = _renderer(fig)
     room = share * fig.bbox.width
     n = longest
+    full = list(names(10_000))  # the texts uncut: cut ones that come out equal are told apart
     while True:
-        labels = list(names(n))
+        labels = distinct(names(n), full)
         ax.set_yticks(list(ticks), labels, fontsize=fontsize)
         widest = max(
             (t.get_window_extent(renderer).width for t in ax.get_yticklabels()), default=0.0
