@@ -1748,6 +1748,8 @@ def _threshold_elsewhere(d: _Doctor, meta: Any) -> str:
     )
 
 
+#: The metric of the aggregates the doctor asks for.
+_METRIC = "ev_revenue"
 #: Aggregate findings that make the client's frame lose deals or buckets: the check breaks.
 _AGGREGATE_LOSSES = ("wrong_shape", "count_mismatch", "unreadable_label")
 
@@ -1770,7 +1772,9 @@ def _read_aggregate(
     """
     found = Findings(f"POST {_B}/transactions/aggregate")
     with _spelt() as spelt:
-        frame = read_aggregate(doc, bucket, found, threshold=False, suppression=suppression)
+        frame = read_aggregate(
+            doc, bucket, found, metric=_METRIC, threshold=False, suppression=suppression
+        )
     return frame, found, spelt
 
 
@@ -1783,7 +1787,7 @@ def _aggregate(d: _Doctor) -> None:
     for bucket, canonical in (("quarter", "YYYY-Qn"), ("month", "YYYY-MM")):
 
         def labels(bucket: str = bucket, canonical: str = canonical) -> tuple[str, str]:
-            body = {"metric": "ev_revenue", "time_bucket": bucket, "filters": {}}
+            body = {"metric": _METRIC, "time_bucket": bucket, "filters": {}}
             doc = d.answer("private", "POST", f"{_B}/transactions/aggregate", json=body)
             if bucket == "quarter":
                 d.facts["aggregate_meta"] = doc.get("meta")
