@@ -57,6 +57,7 @@ from ..errors import (
     error_from_response,
 )
 from ..frames.normalize import (
+    canonical_uuid,
     no_offset_text,
     numbers_noted,
     offsets_noted,
@@ -1436,7 +1437,7 @@ def _paging(d: _Doctor) -> None:
         body = {"filters": {}, "sort": "name:asc", "limit": 2}
         first = _items(d.answer("private", "POST", f"{_B}/companies", json={**body, "page": 1}))
         second = _items(d.answer("private", "POST", f"{_B}/companies", json={**body, "page": 2}))
-        ids = ([i.get("id") for i in first], [i.get("id") for i in second])
+        ids = (_ids(first), _ids(second))
         if second and ids[0] == ids[1]:
             return "page 2 repeats page 1 on /companies: the body member page is ignored", BREAKS
         # every list the client walks: one ignoring page would be read as its first page
@@ -1450,7 +1451,7 @@ def _paging(d: _Doctor) -> None:
                 BREAKS,
             )
         zero = d.send("private", "POST", f"{_B}/companies", json={**body, "page": 0})
-        before = [i.get("id") for i in _items(d.ok_json(zero))] if zero.status == 200 else []
+        before = _ids(_items(d.ok_json(zero))) if zero.status == 200 else []
         if before and before != ids[0]:
             return (
                 "page 2 follows page 1 on every list, and page 0 holds the rows before page "
@@ -1494,6 +1495,19 @@ def _paging(d: _Doctor) -> None:
     d.run("B.timestamps", "ISO 8601 with offset, +00:00", stamps)
 
 
+def _ids(items: Sequence[Any]) -> list[Any]:
+    """The ``id`` of each item in the one spelling the client compares ids in
+    (:func:`~dealframe.frames.normalize.canonical_uuid`): a page served with its ids in upper
+    case holds the rows of the same page in lower case, as the client's walk reads them.
+
+    Examples
+    --------
+    >>> _ids([{"id": "5F38873F-6E1C-4D6F-AD87-E6977CDA30BA"}, {"name": "x"}])
+    ['5f38873f-6e1c-4d6f-ad87-e6977cda30ba', None]
+    """
+    return [canonical_uuid(i.get("id")) if isinstance(i, Mapping) else None for i in items]
+
+
 def _page_ignored(d: _Doctor, entity: str) -> bool:
     """Whether the POST list of ``entity`` answers page 2 with page 1's rows (two small
     pages, asked as the client's walk asks them: no sort)."""
@@ -1508,7 +1522,7 @@ def _page_ignored(d: _Doctor, entity: str) -> bool:
         if unreadable:  # deals() and investors() raise it: B.list_items reads /companies only
             raise _Seen(f"/{entity} page {page}: {unreadable}")
         said += [f"/{entity}: {words}" for words in spelt]
-        return [i.get("id") for i in items]
+        return _ids(items)
 
     first, second = ids(1), ids(2)
     return bool(second) and first == second
@@ -1568,7 +1582,10 @@ def _entities(d: _Doctor) -> None:
         company = d.facts["company"]  # not checked when B.paging.limit was not, or broke
         doc = d.answer("private", "GET", f"{_B}/companies/{company}")
         data = doc.get("data")
-        if not isinstance(data, Mapping) or data.get("id") != company:
+        # ids compared as the client compares them: one spelling (upper case is the same id)
+        if not isinstance(data, Mapping) or canonical_uuid(data.get("id")) != canonical_uuid(
+            company
+        ):
             return "data is not the company asked for", BREAKS
         unreadable, said = _read(company_profiles_frame, [data])
         if unreadable:
@@ -1748,6 +1765,8 @@ def _threshold_elsewhere(d: _Doctor, meta: Any) -> str:
     )
 
 
+#: The metric of the aggregates the doctor asks for.
+_METRIC = "ev_revenue"
 #: Aggregate findings that make the client's frame lose deals or buckets: the check breaks.
 _AGGREGATE_LOSSES = ("wrong_shape", "count_mismatch", "unreadable_label")
 
@@ -1770,7 +1789,9 @@ def _read_aggregate(
     """
     found = Findings(f"POST {_B}/transactions/aggregate")
     with _spelt() as spelt:
-        frame = read_aggregate(doc, bucket, found, threshold=False, suppression=suppression)
+        frame = read_aggregate(
+            doc, bucket, found, metric=_METRIC, threshold=False, suppression=suppression
+        )
     return frame, found, spelt
 
 
@@ -1783,7 +1804,7 @@ def _aggregate(d: _Doctor) -> None:
     for bucket, canonical in (("quarter", "YYYY-Qn"), ("month", "YYYY-MM")):
 
         def labels(bucket: str = bucket, canonical: str = canonical) -> tuple[str, str]:
-            body = {"metric": "ev_revenue", "time_bucket": bucket, "filters": {}}
+            body = {"metric": _METRIC, "time_bucket": bucket, "filters": {}}
             doc = d.answer("private", "POST", f"{_B}/transactions/aggregate", json=body)
             if bucket == "quarter":
                 d.facts["aggregate_meta"] = doc.get("meta")

@@ -246,6 +246,72 @@ def _meta_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
     return out
 
 
+#: The buckets whose labels have a form of their own (``none`` reads any label as ``all``).
+_LABELLED = ("month", "quarter", "year")
+
+
+def _folded(value: Any) -> Any:
+    """A ``meta`` word as compared with the one asked: text stripped and case folded."""
+    return value.strip().casefold() if isinstance(value, str) else value
+
+
+def _read_as(items: list[Any], asked: str, served: Any) -> str:
+    """The time bucket an aggregate's labels are read as: the one ``asked``, unless some
+    label is none of its buckets while every label is one of the bucket the answer's
+    ``meta.time_bucket`` says it ``served`` (the labels' own form).
+
+    Examples
+    --------
+    >>> _read_as([{"bucket": "2021-Q2"}], "quarter", "month")  # quarters, whatever meta says
+    'quarter'
+    >>> _read_as([{"bucket": "2021-05"}, {"bucket": "2021-06"}], "year", "month")
+    'month'
+    """
+    kind = _folded(served)
+    if kind == asked or kind not in _LABELLED or asked not in _LABELLED:
+        return asked
+    labels = [item.get("bucket") for item in items if isinstance(item, Mapping)]
+
+    def reads(bucket: str) -> bool:
+        return all(shape.bucket_period(label, bucket) is not None for label in labels)
+
+    return kind if labels and not reads(asked) and reads(kind) else asked
+
+
+def _asked_said(
+    meta: Mapping[str, Any], asked: Mapping[str, Any], read_as: str, found: Findings
+) -> None:
+    """Say an aggregate ``meta`` whose ``metric`` or ``time_bucket`` is not the one
+    ``asked`` (case and spaces aside; one absent or null is not compared): a
+    ``wrong_entity`` finding naming each, and how the buckets are read (``read_as``).
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> _asked_said({"metric": "ev_ebitda", "time_bucket": "Quarter"},
+    ...             {"metric": "ev_revenue", "time_bucket": "quarter"}, "quarter", found)
+    >>> print(found.items[0].message)
+    meta.metric is 'ev_ebitda', not the 'ev_revenue' asked: the answer may be of another aggregate than the one asked (attrs hold what was asked; the labels are read as quarters)
+    """
+    differ = [
+        f"meta.{name} is {quoted(meta[name], 50)}, not the {quoted(value, 50)} asked"
+        for name, value in asked.items()
+        if value is not None
+        and meta.get(name) is not None
+        and _folded(meta[name]) != _folded(value)
+    ]
+    if not differ:
+        return
+    how = "read as one bucket, all" if read_as == "none" else f"read as {read_as}s"
+    if read_as != asked.get("time_bucket"):
+        how += " (their own form: they are none of the buckets asked)"
+    found.add(
+        "wrong_entity",
+        f"{'; '.join(differ)}: the answer may be of another aggregate than the one asked "
+        f"(attrs hold what was asked; the labels are {how})",
+    )
+
+
 def _higher_cut(threshold: int | None) -> str:
     """The other reading of more deals than left-out buckets below ``threshold`` hold: they
     hold more, the service leaving buckets out by a higher threshold than it reports
@@ -327,6 +393,7 @@ def read_aggregate(
     found: Findings,
     request: Any = None,
     *,
+    metric: str | None = None,
     threshold: bool = True,
     suppression: bool = True,
 ) -> pd.DataFrame:
@@ -344,6 +411,11 @@ def read_aggregate(
         Where what differs is recorded.
     request : RequestInfo or requests.PreparedRequest, optional
         Named by a shaping error.
+    metric : str, optional
+        The metric asked for. ``meta.metric`` and ``meta.time_bucket`` not those asked are
+        a ``wrong_entity`` finding; ``attrs`` hold what was asked, and the labels are read
+        as the bucket asked (as the one ``meta`` says only when every label is one of its
+        buckets and some label none of the bucket asked).
     threshold : bool
         Whether a ``small_n_threshold`` the answer lacks is a finding (the doctor says it in
         a check of its own).
@@ -387,18 +459,24 @@ def read_aggregate(
     missing_fields(keys_present(items), "aggregate", found, n_items=len(items))
     # what the readers say of values is said of the buckets kept alone (not of a repeat
     # dropped): kept back by row until they are known
+    # the labels are read as the bucket asked (or as their own form, when it is the one meta
+    # says and not the one asked), and attrs say what was asked: meta saying otherwise is said
+    asked = {"metric": metric, "time_bucket": time_bucket}
+    read_as = _read_as(items, time_bucket, meta.get("time_bucket"))
+    _asked_said(meta, asked, read_as, found)
+    held = {**meta, **{k: v for k, v in asked.items() if v is not None}, "time_bucket": read_as}
     with shaping(request, endpoint, found), rows_said_later() as later:
-        frame = shape.aggregate_frame(items, {"time_bucket": time_bucket, **meta})
+        frame = shape.aggregate_frame(items, held)
     unread = [
         label
         for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
         if pd.isna(start)
     ]
-    if unread and time_bucket != "none":
+    if unread and read_as != "none":
         found.add(
             "unreadable_label",
             f"{len(unread)} bucket label(s) could not be read as "
-            f"{time_bucket}s: {', '.join(map(repr, unread[:3]))}",
+            f"{read_as}s: {', '.join(map(repr, unread[:3]))}",
         )
     frame, kept = _deduped(frame, found)
     say_kept(found, later, kept)
@@ -410,7 +488,7 @@ def read_aggregate(
     total = meta.get("total_deals")
     counted = int(frame["n"].sum()) if len(frame) else 0
     # "suppressed" may mean left out: the window's buckets the answer does not hold
-    left_out = shape.buckets_left_out(frame, time_bucket)
+    left_out = shape.buckets_left_out(frame, read_as)
     frame.attrs["buckets_left_out"], frame.attrs["deals_left_out"] = left_out, 0
     if isinstance(total, int) and not isinstance(total, bool) and total != counted:
         # left-out buckets hold fewer than small_n_threshold deals each, or it is a loss

@@ -2500,7 +2500,7 @@ class PrivateApi:
             raise noted from None
         endpoint = f"POST {PREFIX}/transactions/aggregate"
         found = Findings(endpoint)
-        frame = read_aggregate(response.json(), time_bucket, found, response.request)
+        frame = read_aggregate(response.json(), time_bucket, found, response.request, metric=metric)
         attach(
             frame, endpoint=endpoint, responses=[response], request=body, findings=found.records()
         )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._wording import counted, plural
+from .._wording import plural
 from ..arguments import choice
 from ..contract import Findings, keys_present, missing_fields, outside_vocabulary, shaping
 from ..errors import (
@@ -39,6 +39,7 @@ from ..provenance import attach
 from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
 from ..transport.refusals import said as _said
 from ..transport.refusals import smaller_size
+from .resolved import check_matches, names_shown
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -397,7 +398,9 @@ def _fill_best(
     the rest. Two names keep a null id: one whose best candidates have the same score (warned
     of and listed in ``matches.attrs["tied"]``), and one with several candidates some of which
     carry no ``score`` (missing or null: no best can be told), a ``missing_field`` finding
-    listed in ``matches.attrs["unscored"]``."""
+    listed in ``matches.attrs["unscored"]``. A name without candidates, or whose best
+    candidate has no ``id``, keeps a null id too (said by
+    :func:`~dealframe.private.resolved.check_matches`)."""
     # a name sent twice has its candidates twice: once each is enough to rank them
     ranked = candidates.drop_duplicates(["query", "rank"]).sort_values(
         ["query", "score", "rank"], ascending=[True, False, True], na_position="last"
@@ -411,14 +414,15 @@ def _fill_best(
     tied = second.eq(first["score"]).to_numpy(dtype=bool) & ~unscored
     best = first["id"].where(~(tied | unscored))
     queries = matches.loc[ambiguous, "query"]
-    matches.loc[ambiguous, "id"] = queries.map(best).to_numpy()
+    # a name without candidates (said by check_matches) has none: null, in the id's dtype
+    # (all of them null is a float array, which a text column refuses)
+    matches.loc[ambiguous, "id"] = pd.array(queries.map(best), dtype=matches["id"].dtype)
 
     def named(which: np.ndarray) -> tuple[list[str], str]:
         chosen = set(first.index[which])
         names = list(dict.fromkeys(q for q in queries.tolist() if q in chosen))
-        shown = ", ".join(repr(n) for n in names[:5]) + (", ..." if len(names) > 5 else "")
         # the names and the verb in the number they take: "1 name (...) has", "2 ... have"
-        return names, f"{counted(len(names), 'name')} ({shown}) {plural(len(names), 'has', 'have')}"
+        return names, f"{names_shown(names)} {plural(len(names), 'has', 'have')}"
 
     matches.attrs["tied"], said = named(tied)
     if matches.attrs["tied"]:
@@ -526,9 +530,11 @@ class Resolver:
             if i != first and first in data:
                 data[i] = dict(data[first])
         info = RequestInfo("POST", f"{self._prefix}/{entity}/resolve", "private")
+        served = [data[i] for i in sorted(data)]
         with shaping(info, endpoint, found):
-            matches, candidates = shape.resolve_frames([data[i] for i in sorted(data)])
+            matches, candidates = shape.resolve_frames(served)
         outside_vocabulary(matches, "match_type", MATCH_TYPES, found)  # after case is undone
+        check_matches(served, matches, found)  # ids and candidates its match_type implies
         ambiguous = matches["match_type"] == "ambiguous"
         if on_ambiguous == "best":  # the lists are there (empty) when no name is ambiguous
             matches.attrs.update(tied=[], unscored=[])
