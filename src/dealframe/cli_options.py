@@ -54,6 +54,7 @@ __all__ = [
     "is_whole",
     "non_negative",
     "non_negative_int",
+    "one_line",
     "options_everywhere",
     "pattern",
     "port",
@@ -66,6 +67,26 @@ __all__ = [
     "unquoted",
     "whole_from",
 ]
+
+
+#: A run of white space holding a line break (any of ``str.splitlines``'s).
+_BREAK = re.compile(
+    r"[^\S\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*"
+    r"[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]\s*"
+)
+
+
+def one_line(message: object) -> str:
+    """``message`` as one line: each run of white space holding a line break becomes one
+    space; other spaces are kept (a value quoted in it, ``'   '``, stays what was given: a
+    quoted value's own line breaks are escaped, ``'a\\nb'``).
+
+    Examples
+    --------
+    >>> one_line("invalid --out: expected a folder,\\n    got '   '")
+    "invalid --out: expected a folder, got '   '"
+    """
+    return _BREAK.sub(" ", str(message)).strip()
 
 
 def choice(*choices: str, as_api: bool = False) -> Callable[[str], str]:
@@ -818,5 +839,5 @@ class Parser(argparse.ArgumentParser):
     @staticmethod
     def _say(prog: str, message: str) -> NoReturn:
         """The one-line usage error of ``prog``; exit status 2."""
-        print(f"{prog}: error: {' '.join(message.split())} (see {prog} --help)", file=sys.stderr)
+        print(f"{prog}: error: {one_line(message)} (see {prog} --help)", file=sys.stderr)
         raise SystemExit(2)

@@ -26,7 +26,7 @@ from typing import Any
 
 from dealframe.arguments import expanded_path
 
-from .cli_options import non_negative_int, sandbox_scale
+from .cli_options import non_negative_int, one_line, sandbox_scale
 from .errors import (
     ConfigurationError,
     DealframeError,
@@ -90,12 +90,12 @@ def fail(prog: str, message: object, status: int = EXIT_FAILED) -> int:
     >>> import contextlib, io
     >>> err = io.StringIO()
     >>> with contextlib.redirect_stderr(err):
-    ...     fail("dealframe pull", "bad   news", 2)
+    ...     fail("dealframe pull", "bad news,\\n  got '   '", 2)
     2
     >>> err.getvalue()
-    'dealframe pull: error: bad news\\n'
+    "dealframe pull: error: bad news, got '   '\\n"
     """
-    say(f"{prog}: error: {' '.join(str(message).split())}")
+    say(f"{prog}: error: {one_line(message)}")
     return status
 
 
@@ -177,13 +177,13 @@ def show_warning(prog: str) -> Callable[..., None]:
     >>> import contextlib, io
     >>> err = io.StringIO()
     >>> with contextlib.redirect_stderr(err):
-    ...     show_warning("dealframe pull")(UserWarning("3 ids  missing"), UserWarning, "f.py", 9)
+    ...     show_warning("dealframe pull")(UserWarning("3 ids\\n  missing"), UserWarning, "f.py", 9)
     >>> err.getvalue()
     'dealframe pull: warning: 3 ids missing\\n'
     """
 
     def show(message: Warning | str, *args: Any, **kwargs: Any) -> None:
-        say(f"{prog}: warning: {' '.join(str(message).split())}")
+        say(f"{prog}: warning: {one_line(message)}")
 
     return show
 

@@ -80,6 +80,24 @@ def test_an_ownership_label_in_another_case_is_named_with_the_carried_spelling(c
     assert repr(label.lower()) in message and f"did you mean {label!r}" in message
 
 
+def test_one_page_of_a_misspelt_query_names_the_carried_spelling(client, carried):
+    """``page()`` (one page, for callers that page themselves) reads its filters as the list
+    calls do, and an empty query says so the same way (it said nothing); a page past the end
+    of a query that matched rows is no empty query, and says nothing."""
+    vertical, _ = carried
+    with pytest.warns(MissingDataWarning) as seen:
+        frame = client.private.page("companies", {"verticals": [vertical.swapcase()]})
+    assert len(frame) == 0 and frame.attrs["total"] == 0
+    (message,) = [str(w.message) for w in seen if "filters.verticals[0]" in str(w.message)]
+    assert f"did you mean {vertical!r}" in message
+    first = client.private.page("companies", {"verticals": [vertical]}, limit=1000)
+    assert first.attrs["total"] > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MissingDataWarning)
+        past = client.private.page("companies", {"verticals": [vertical]}, page=9999, limit=1000)
+    assert len(past) == 0
+
+
 @pytest.fixture
 def own(sandbox):
     """A client of its own: it has read no page for a hint yet."""

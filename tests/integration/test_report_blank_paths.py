@@ -27,8 +27,9 @@ from dealframe.report.cli import EXIT_USAGE
 
 _BLANK = [
     (["--out", ""], "invalid --out: expected a folder path, not empty or blank text, got ''"),
-    (["--out", "   "], "invalid --out: expected a folder path, not empty or blank text"),
-    (["--out", "\t"], "invalid --out: expected a folder path, not empty or blank text"),
+    # the value is quoted as given: the one-line error used to collapse it to ' '
+    (["--out", "   "], "invalid --out: expected a folder path, not empty or blank text, got '   '"),
+    (["--out", "\t"], "invalid --out: expected a folder path, not empty or blank text, got '\\t'"),
     # the option overrides the file's out: its emptiness is the option's, not the file's
     (
         ["--out", "", "--config", "nightly.toml"],
@@ -38,7 +39,10 @@ _BLANK = [
         ["--config", ""],
         "invalid --config: expected a TOML file path, not empty or blank text, got ''",
     ),
-    (["--config", " "], "invalid --config: expected a TOML file path, not empty or blank text"),
+    (
+        ["--config", "  "],
+        "invalid --config: expected a TOML file path, not empty or blank text, got '  '",
+    ),
 ]
 
 

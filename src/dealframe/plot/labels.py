@@ -252,7 +252,10 @@ def fitting_texts(
             raise ValidationError("texts", "one text or more", got=texts)
     figures = {id(_figure_of(label)): _figure_of(label) for label, _ in fits}
     places = [label.get_position() for label, _ in fits]
-    chosen = [texts[0] for _, texts in fits]
+    # a text wider than its whole figure stays inside it nowhere: the first layout is made
+    # with the first text that may fit (a layout made with a text that cannot collapses
+    # the Axes, and matplotlib warns that it was not applied)
+    chosen = [_first_narrow(label, texts, along) for label, texts in fits]
     for (label, _), text in zip(fits, chosen, strict=True):
         label.set_text(text)
     for fig in figures.values():
@@ -280,6 +283,20 @@ def fitting_texts(
         if not redo:
             break
     return chosen
+
+
+def _first_narrow(label: Text, texts: Sequence[str], along: str) -> str:
+    """The first of ``texts`` no wider (``along``) than the figure of ``label``, else the
+    last; measured without a layout (a text's size does not depend on where it is)."""
+    fig = _figure_of(label)
+    renderer = _renderer(fig)
+    room = fig.bbox.width if along == "x" else fig.bbox.height
+    for text in texts[:-1]:
+        label.set_text(text)
+        box = label.get_window_extent(renderer)
+        if (box.width if along == "x" else box.height) <= room:
+            return text
+    return texts[-1]
 
 
 def _past_axes(label: Text, renderer: Any, along: str) -> bool:

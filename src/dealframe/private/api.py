@@ -1173,6 +1173,8 @@ class PrivateApi:
             has_more=read.has_more,
         )
         found.report(strict=strict, partial=frame, expected=read.returned, received=len(read.items))
+        if not len(frame) and (read.total == 0 or (read.total is None and page <= 1)):
+            self._hint_open_values(entity, wire, None)  # an empty query, not a page past its end
         return frame
 
     @_filters_apart
