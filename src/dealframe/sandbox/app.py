@@ -24,7 +24,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import Route, compile_path
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .auth import check_authorization, family_of
@@ -36,7 +36,7 @@ from .responses.request import ApiRequest, parse_body
 from .urls import Url, table
 from .vocab import MAX_BODY_BYTES
 
-__all__ = ["ErrorAnswers", "GateMiddleware", "build_app", "read_body"]
+__all__ = ["ErrorAnswers", "GateMiddleware", "allowed_methods", "build_app", "read_body"]
 
 log = logging.getLogger("dealframe.sandbox")
 
@@ -165,12 +165,44 @@ def _endpoint(url: Url, state: SandboxState) -> Callable[[Request], Awaitable[Re
     return endpoint
 
 
-def _handlers(errors: ErrorAnswers) -> dict:
-    """Starlette's exception handlers: every error leaves as an error answer."""
+def allowed_methods(urls: Sequence[Url], path: str) -> str:
+    """The ``Allow`` header of a 405 on ``path``: the methods the URL table serves there.
+
+    A path that a route without parameters matches (``/companies/resolve``) takes only the
+    methods of such routes: the ``{id}`` route that its pattern also matches refuses it
+    (a 405, docs/sandbox.md). ``HEAD`` is served wherever ``GET`` is (Starlette's routes).
+
+    Examples
+    --------
+    >>> from dealframe.sandbox.urls import table
+    >>> allowed_methods(table(), "/api/v1/companies")
+    'POST'
+    >>> allowed_methods(table(), "/api/private/v1/companies/0d0e0f00-0000-4000-8000-000000000000")
+    'GET, HEAD'
+    >>> allowed_methods(table(), "/api/private/v1/companies/resolve")
+    'POST'
+    """
+    matching = [u for u in urls if compile_path(u.path)[0].match(path)]
+    literal = [u for u in matching if "{" not in u.path]
+    methods = {u.method for u in literal or matching}
+    if "GET" in methods:
+        methods.add("HEAD")
+    order = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+    return ", ".join(sorted(methods, key=lambda m: (order.index(m) if m in order else 99, m)))
+
+
+def _handlers(errors: ErrorAnswers, urls: Sequence[Url]) -> dict:
+    """Starlette's exception handlers: every error leaves as an error answer; a 405 with the
+    ``Allow`` header RFC 9110 (section 15.5.6) requires, from the URL table."""
+
+    def answer(found: ApiProblem, path: str) -> Response:
+        if found.status == 405 and "Allow" not in found.headers:
+            found.headers = {**found.headers, "Allow": allowed_methods(urls, path)}
+        return errors.response(found, path)
 
     async def problem(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiProblem)
-        return errors.response(exc, request.url.path)
+        return answer(exc, request.url.path)
 
     async def http(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -183,7 +215,7 @@ def _handlers(errors: ErrorAnswers) -> dict:
             found = ApiProblem(404, "NOT_FOUND", f"No route for {path}")
         else:
             found = ApiProblem(exc.status_code, "HTTP_ERROR", str(exc.detail))
-        return errors.response(found, path)
+        return answer(found, path)
 
     async def crash(request: Request, exc: Exception) -> Response:
         log.exception("sandbox bug on %s %s", request.method, request.url.path)
@@ -234,8 +266,9 @@ def build_app(
     if urls is None:
         urls = table(admin=bool(state.config.admin_token))
     errors = ErrorAnswers(chosen.errors)
-    routes = [Route(u.path, _endpoint(u, state), methods=[u.method]) for u in chosen.table(urls)]
-    app = Starlette(routes=routes, exception_handlers=_handlers(errors))
+    served = chosen.table(urls)
+    routes = [Route(u.path, _endpoint(u, state), methods=[u.method]) for u in served]
+    app = Starlette(routes=routes, exception_handlers=_handlers(errors, served))
     # a path with a trailing slash is an unknown path (404 with the error body), not Starlette's
     # 307 to the path without it: the document lists no such path, and a redirected POST resends
     app.router.redirect_slashes = False

@@ -24,13 +24,17 @@ from .vocab import (
     GROUP_SUM_AND_MEDIAN,
     GROUP_SUM_ONLY,
     INVESTOR_LIST_FIELDS,
+    ISO3_PATTERN,
     LIMIT_DEFAULT,
     LIMIT_MAX,
     MAX_IDS,
     MAX_PAGE,
     MAX_RESOLVE_NAMES,
+    MONTH_PATTERN,
     PARTICIPANT_FIELDS,
+    PROFILE_FIELDS,
     REGIONS,
+    SKU_PATTERNS,
     SKUS_PER_CURRENT_REQUEST,
     TIME_BUCKETS,
     TIME_SERIES_FIELDS,
@@ -40,10 +44,11 @@ from .vocab import (
 __all__ = [
     "ID_PARAM",
     "PAGE_PARAMS",
-    "PROFILE_PARAMS",
     "Operation",
     "build_document",
     "collection",
+    "profile_params",
+    "public_body",
     "ref",
     "single",
 ]
@@ -335,6 +340,8 @@ def _operand(spec: FilterSpec, op: str) -> JSON:
             return _s("array", items=UUID, maxItems=MAX_IDS)
         if spec.values is not None:
             return _s("array", items=_s("string", enum=list(spec.values)))
+        if spec.pattern is not None:
+            return _s("array", items=_s("string", pattern=spec.pattern))
         return STR_LIST
     return {"boolean": BOOL, "number": NUM, "date": DATE, "datetime": TIMESTAMP}.get(spec.type, STR)
 
@@ -355,6 +362,7 @@ def _filter_value(spec: FilterSpec) -> JSON:
 def _filters(entity: str) -> JSON:
     return {
         "type": "object",
+        "nullable": True,  # `"filters": null` is read as no filters
         "properties": {s.field: _filter_value(s) for s in SPECS[entity]},
         "additionalProperties": False,
     }
@@ -364,11 +372,13 @@ def _list_body(entity: str) -> JSON:
     keys = "|".join(SORT_KEYS[entity])
     return {
         "type": "object",
+        "nullable": True,  # a JSON null body is read as {} (docs/sandbox.md, "List body")
         "additionalProperties": False,
         "properties": {
             "filters": ref(f"{ENTITY_LABELS[entity]}Filters"),
             "sort": _s(
                 "string",
+                nullable=True,  # null: the default order
                 pattern=f"^({keys})(:(asc|desc))?$",
                 description="<sort_field> or <sort_field>:asc|desc; the direction defaults to desc",
             ),
@@ -381,11 +391,30 @@ def _list_body(entity: str) -> JSON:
 # ------------------------------------------------------------------ Family A
 
 _GROUP_KEYS = ("industries", "themes", "regions", "countries")
-_MONTH = _s("string", pattern=r"^\d{4}-\d{2}$")
+_MONTH = _s("string", pattern=MONTH_PATTERN)
+#: The Family A bodies that carry ``skus``: one component per version, whose SKU pattern it is.
+_SKU_BODIES = ("Current", "TimeSeries")
+
+
+def public_body(stem: str, version: str) -> JSON:
+    """The request body of the Family A operation ``stem`` of ``version``.
+
+    Examples
+    --------
+    >>> public_body("Current", "v2"), public_body("Search", "v2")
+    ({'$ref': '#/components/schemas/V2CurrentBody'}, {'$ref': '#/components/schemas/SearchBody'})
+    """
+    return ref(f"{version.upper()}{stem}Body" if stem in _SKU_BODIES else f"{stem}Body")
 
 
 def _search_props() -> dict[str, JSON]:
-    return {**{k: STR_LIST for k in _GROUP_KEYS}, "enterpriseValueAbove": NUM}
+    return {
+        "industries": STR_LIST,
+        "themes": STR_LIST,
+        "regions": _s("array", items=_s("string", enum=list(REGIONS))),
+        "countries": _s("array", items=_s("string", pattern=ISO3_PATTERN)),
+        "enterpriseValueAbove": NUM,
+    }
 
 
 def _group_body(extra: dict[str, JSON]) -> JSON:
@@ -400,9 +429,14 @@ def _group_body(extra: dict[str, JSON]) -> JSON:
 def _ts_extra() -> dict[str, JSON]:
     return {
         "fields": _s("array", items=_s("string", enum=list(TIME_SERIES_FIELDS))),
-        "dateFrom": _MONTH,
+        "dateFrom": {**_MONTH, "description": "YYYY-MM; not after dateTo (a 400)"},
         "dateTo": _MONTH,
     }
+
+
+def _skus(version: str, **limits: int) -> JSON:
+    sku = _s("string", pattern=SKU_PATTERNS[version])
+    return _s("array", items=sku, minItems=1, **limits)
 
 
 def _public_components() -> dict[str, JSON]:
@@ -490,15 +524,22 @@ def _public_components() -> dict[str, JSON]:
         ),
         "SearchBody": {
             "type": "object",
+            "nullable": True,  # a JSON null body is read as {} (docs/sandbox.md, "List body")
             "properties": _search_props(),
             "additionalProperties": False,
         },
-        "CurrentBody": _obj(
-            {"skus": _s("array", items=STR, minItems=1, maxItems=SKUS_PER_CURRENT_REQUEST)}
-        ),
-        "TimeSeriesBody": _obj(
-            {"skus": _s("array", items=STR, minItems=1), **_ts_extra()}, required=("skus",)
-        ),
+        **{
+            f"{version.upper()}CurrentBody": _obj(
+                {"skus": _skus(version, maxItems=SKUS_PER_CURRENT_REQUEST)}
+            )
+            for version in SKU_PATTERNS
+        },
+        **{
+            f"{version.upper()}TimeSeriesBody": _obj(
+                {"skus": _skus(version), **_ts_extra()}, required=("skus",)
+            )
+            for version in SKU_PATTERNS
+        },
         "GroupCurrentBody": _group_body({}),
         "GroupTimeSeriesBody": _group_body(_ts_extra()),
     }
@@ -525,14 +566,29 @@ def _query(name: str, schema: JSON, **kw: Any) -> JSON:
 
 
 PAGE_PARAMS: tuple[JSON, ...] = (_query("page", PAGE), _query("limit", LIMIT))
-PROFILE_PARAMS: tuple[JSON, ...] = (
-    _query(
+
+
+def profile_params(entity: str) -> tuple[JSON, ...]:
+    """The query parameters of ``GET /{entity}/{id}``: ``fields`` (the names of
+    :data:`~dealframe.sandbox.vocab.PROFILE_FIELDS`, comma-separated) and ``include_deleted``.
+
+    Examples
+    --------
+    >>> fields, _ = profile_params("investors")
+    >>> fields["style"], fields["explode"], fields["schema"]["items"]["enum"][:2]
+    ('form', False, ['id', 'name'])
+    """
+    names = _s("string", enum=list(PROFILE_FIELDS[entity]))
+    fields = _query(
         "fields",
-        STR,
+        _s("array", items=names),
+        style="form",
+        explode=False,
         description="comma-separated allowlist of top-level fields; id is always included",
-    ),
-    _query("include_deleted", _s("boolean", default=False)),
-)
+    )
+    return fields, _query("include_deleted", _s("boolean", default=False))
+
+
 _ERROR_TEXT = {
     400: "Invalid request (details.errors names each field and rule)",
     401: "MISSING_TOKEN or INVALID_TOKEN",

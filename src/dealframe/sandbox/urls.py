@@ -27,10 +27,11 @@ from .models import SandboxState
 from .openapi import (
     ID_PARAM,
     PAGE_PARAMS,
-    PROFILE_PARAMS,
     Operation,
     build_document,
     collection,
+    profile_params,
+    public_body,
     ref,
     single,
 )
@@ -109,7 +110,7 @@ def _public(version: str) -> list[Url]:
                 f"Family A {path} ({version} SKUs)",
                 f"public {version}",
                 ref(f"{stem}Response"),
-                body=ref(f"{stem}Body"),
+                body=public_body(stem, version),
                 body_required=required,
             ),
         )
@@ -236,7 +237,7 @@ def _private() -> list[Url]:
                 f"One {ENTITY_LABELS[e].lower()}",
                 e,
                 single(_PROFILE[e]),
-                params=(ID_PARAM, *PROFILE_PARAMS),
+                params=(ID_PARAM, *profile_params(e)),
                 errors=(400, 404),
             ),
         )

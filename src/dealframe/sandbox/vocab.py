@@ -33,6 +33,7 @@ __all__ = [
     "GROUP_SUM_ONLY",
     "INVESTOR_LIST_FIELDS",
     "INVESTOR_PROFILE_FIELDS",
+    "ISO3_PATTERN",
     "LIMIT_DEFAULT",
     "LIMIT_MAX",
     "MAX_BODY_BYTES",
@@ -40,7 +41,9 @@ __all__ = [
     "MAX_PAGE",
     "MAX_RESOLVE_NAMES",
     "METRIC_COLUMNS",
+    "MONTH_PATTERN",
     "PARTICIPANT_FIELDS",
+    "PROFILE_FIELDS",
     "REGIONS",
     "SKUS_PER_CURRENT_REQUEST",
     "SKU_PATTERNS",
@@ -48,6 +51,8 @@ __all__ = [
     "TIME_SERIES_FIELDS",
     "VALUATION_FIELDS",
     "VERSIONS",
+    "is_iso3",
+    "is_month",
     "is_sku",
 ]
 
@@ -243,6 +248,12 @@ FUNDAMENTAL_FIELDS: tuple[str, ...] = (
     "rule_of_40_ltm",
 )
 PARTICIPANT_FIELDS: tuple[str, ...] = ("id", "name", "country", "website", "short_name")
+#: The names a profile's ``fields`` allowlist takes, per entity.
+PROFILE_FIELDS: dict[str, tuple[str, ...]] = {
+    "companies": COMPANY_PROFILE_FIELDS,
+    "investors": INVESTOR_PROFILE_FIELDS,
+    "transactions": DEAL_PROFILE_FIELDS,
+}
 
 # ---------------------------------------------------------------------------- Family A decisions
 
@@ -263,20 +274,35 @@ TIME_SERIES_FIELDS: tuple[str, ...] = (
     "revenueGrowthNtmLtm",
 )
 
+# The patterns below are written once, as the OpenAPI document states them (ECMA 262
+# regular expressions, where ``$`` is the end of the text) and the handlers check them with
+# ``fullmatch`` (so Python's ``$`` before a final newline cannot let one through): what the
+# document allows and what a handler accepts cannot differ.
+
+#: An ISO 3166 alpha-3 country code as the sandbox checks it: three capital letters.
+ISO3_PATTERN = "^[A-Z]{3}$"
+#: A ``YYYY-MM`` month (``dateFrom``, ``dateTo``): months 01 to 12.
+MONTH_PATTERN = "^[0-9]{4}-(0[1-9]|1[0-2])$"
+
 #: One part of a SKU: upper-case letters and digits, in pieces joined by ``.`` or ``-``
 #: (tickers such as ``BRK.B`` or ``BF-B``; exchanges such as ``NSE-KE``).
-_SKU_PART = r"[A-Z0-9]+(?:[.\-][A-Z0-9]+)*"
+_SKU_PART = "[A-Z0-9]+([.-][A-Z0-9]+)*"
 
-#: SKU format per version (section 2.1), anchored at both ends (``\Z``: no trailing newline).
+#: SKU format per version (section 2.1), anchored at both ends.
 #: v1 ``<EXCHANGE>_<TICKER>``; v2 ``<TICKER>-<ISO3>`` with an optional collision suffix ``.N``.
 #: The v2 country is always the last ``-`` and three letters (before ``.N``), so a ticker with a
 #: dot or a hyphen parses one way only; the formats never overlap (only v1 has ``_``).
-SKU_PATTERNS: dict[str, re.Pattern[str]] = {
-    "v1": re.compile(rf"^(?P<exchange>{_SKU_PART})_(?P<ticker>{_SKU_PART})\Z"),
-    "v2": re.compile(
-        rf"^(?P<ticker>{_SKU_PART})-(?P<country>[A-Z]{{3}})(?:\.(?P<n>[1-9][0-9]*))?\Z"
-    ),
+SKU_PATTERNS: dict[str, str] = {
+    "v1": f"^{_SKU_PART}_{_SKU_PART}$",
+    "v2": f"^{_SKU_PART}-[A-Z]{{3}}([.][1-9][0-9]*)?$",
 }
+_COMPILED = {
+    text: re.compile(text) for text in (ISO3_PATTERN, MONTH_PATTERN, *SKU_PATTERNS.values())
+}
+
+
+def _matches(pattern: str, value: str) -> bool:
+    return _COMPILED[pattern].fullmatch(value) is not None
 
 
 def is_sku(value: str, version: str) -> bool:
@@ -286,8 +312,32 @@ def is_sku(value: str, version: str) -> bool:
     --------
     >>> is_sku("BRK.B-USA", "v2"), is_sku("NYSE_BRK.B", "v1"), is_sku("BRK.B-USA", "v1")
     (True, True, False)
+    >>> is_sku("ACME-USA.01", "v2"), is_sku("NASDAQ_ACME\\n", "v1")
+    (False, False)
     """
-    return SKU_PATTERNS[version].match(value) is not None
+    return _matches(SKU_PATTERNS[version], value)
+
+
+def is_iso3(value: str) -> bool:
+    """Whether ``value`` is three capital letters (:data:`ISO3_PATTERN`).
+
+    Examples
+    --------
+    >>> is_iso3("USA"), is_iso3("usa"), is_iso3("USA\\n")
+    (True, False, False)
+    """
+    return _matches(ISO3_PATTERN, value)
+
+
+def is_month(value: str) -> bool:
+    """Whether ``value`` is a ``YYYY-MM`` month (:data:`MONTH_PATTERN`).
+
+    Examples
+    --------
+    >>> is_month("2024-12"), is_month("0000-00"), is_month("2024-13")
+    (True, False, False)
+    """
+    return _matches(MONTH_PATTERN, value)
 
 
 # ---------------------------------------------------------------------------- limits

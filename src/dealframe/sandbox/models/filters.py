@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import Problems, json_type, json_value
-from ..vocab import DEAL_SUBTYPES, DEAL_TYPES, MAX_IDS, REGIONS
+from ..vocab import DEAL_SUBTYPES, DEAL_TYPES, ISO3_PATTERN, MAX_IDS, REGIONS, is_iso3
 
 __all__ = [
     "Condition",
@@ -39,9 +39,6 @@ __all__ = [
 ]
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-#: Filters of ISO-3 country codes (section 4.4): three capital letters, as Family A's ``countries``.
-_ISO3_FIELDS = frozenset({"country", "target_country"})
-_ISO3 = re.compile(r"[A-Z]{3}")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _FRACTION = re.compile(r"[T ]\d{2}:\d{2}:\d{2}[.,]([0-9]+)")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -50,13 +47,19 @@ _MICROSECOND = dt.timedelta(microseconds=1)
 
 @dataclass(frozen=True)
 class FilterSpec:
-    """One filter field: its type, operators, enum values and note."""
+    """One filter field: its type, operators, enum values and note.
+
+    ``pattern`` is the one the values of an ``array_string`` filter must match
+    (:data:`~dealframe.sandbox.vocab.ISO3_PATTERN` for the country filters), or None; the
+    OpenAPI document states the same pattern.
+    """
 
     field: str
     type: str
     operators: tuple[str, ...]
     description: str = ""
     values: tuple[str, ...] | None = None
+    pattern: str | None = None
 
     def document(self) -> dict[str, Any]:
         """The discovery entry ``{field, type, operators, values?, description?}``."""
@@ -85,6 +88,12 @@ def _S(field: str, type_: str, ops: tuple[str, ...], note: str = "", values=None
     return FilterSpec(field, type_, ops, note, values)
 
 
+def _country(field: str, note: str) -> FilterSpec:
+    """A filter of ISO-3 country codes (section 4.4): three capital letters, as Family A's
+    ``countries``."""
+    return FilterSpec(field, "array_string", ("in",), note, pattern=ISO3_PATTERN)
+
+
 _ARRAY_OVERLAP = ("overlaps",)
 _COMPANY_LISTS = ("verticals", "themes", "client_focus", "revenue_model", "company_type")
 
@@ -103,7 +112,7 @@ SPECS: dict[str, tuple[FilterSpec, ...]] = {
     "companies": (
         _ID_BATCH,
         _NAME,
-        _S("country", "array_string", ("in",), "ISO-3 country codes"),
+        _country("country", "ISO-3 country codes"),
         _S("region", "array_string", ("in",), "region", REGIONS),
         *(
             _S(f, "array_string", _ARRAY_OVERLAP, "open vocabulary; any shared value matches")
@@ -120,7 +129,7 @@ SPECS: dict[str, tuple[FilterSpec, ...]] = {
     "investors": (
         _ID_BATCH,
         _NAME,
-        _S("country", "array_string", ("in",), "ISO-3 country codes"),
+        _country("country", "ISO-3 country codes"),
         *_CHANGE_FEED,
     ),
     "transactions": (
@@ -139,7 +148,7 @@ SPECS: dict[str, tuple[FilterSpec, ...]] = {
                 _S(f"{base}_max", "number", ("lte",), f"{base}, inclusive"),
             )
         ),
-        _S("target_country", "array_string", ("in",), "ISO-3 country of the target"),
+        _country("target_country", "ISO-3 country of the target"),
         _S("target_region", "array_string", ("in",), "region of the target", REGIONS),
         *(
             _S(f"target_{f}", "array_string", _ARRAY_OVERLAP, "open vocabulary of the target")
@@ -248,8 +257,8 @@ def _value(spec: FilterSpec, op: str, value: Any, where: str, problems: Problems
                 problems.add(f"{where}: at most {MAX_IDS} ids per request, got {len(value)}")
                 return None
             return list(dict.fromkeys(v.lower() for v in value))
-        if spec.field in _ISO3_FIELDS:
-            bad = [v for v in value if not _ISO3.fullmatch(v)]
+        if spec.pattern == ISO3_PATTERN:
+            bad = [v for v in value if not is_iso3(v)]
             if bad:
                 problems.add(
                     f"{where}: {bad[0]!r} is not an ISO 3166 alpha-3 code (three capital letters)"

@@ -27,14 +27,12 @@ from ..models.filters import parse_filters, parse_sort
 from ..models.resolve import ResolveInputError
 from ..vocab import (
     AGGREGATE_METRICS,
-    COMPANY_PROFILE_FIELDS,
-    DEAL_PROFILE_FIELDS,
     ENTITY_LABELS,
-    INVESTOR_PROFILE_FIELDS,
     LIMIT_DEFAULT,
     LIMIT_MAX,
     MAX_PAGE,
     MAX_RESOLVE_NAMES,
+    PROFILE_FIELDS,
     TIME_BUCKETS,
 )
 from .request import ApiRequest, bool_param, check_members, int_param, path_id, query_param
@@ -51,11 +49,6 @@ POST_ONLY = frozenset(
     }
 )
 _LIST_MEMBERS = ("filters", "sort", "limit", "page")
-_PROFILE_FIELDS = {
-    "companies": COMPANY_PROFILE_FIELDS,
-    "investors": INVESTOR_PROFILE_FIELDS,
-    "transactions": DEAL_PROFILE_FIELDS,
-}
 _PROFILE_HINT = "pass include_deleted=true to read it"
 
 
@@ -118,7 +111,7 @@ def profile(entity: str, request: ApiRequest, models: SandboxState) -> bytes:
     ident = path_id(request, POST_ONLY)
     problems = Problems()
     include_deleted = bool_param(request.query, "include_deleted", problems)
-    allowed = _PROFILE_FIELDS[entity]
+    allowed = PROFILE_FIELDS[entity]
     fields = None
     raw = query_param(request.query, "fields", problems)
     if raw is not None and raw.strip():

@@ -12,7 +12,6 @@ versions serve every endpoint; they differ only in the SKU format (in the reques
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,7 +22,14 @@ from ..errors import Problems, json_type
 from ..models import SandboxState
 from ..models.groups import group_current, group_time_series
 from ..models.public import SearchQuery
-from ..vocab import REGIONS, SKUS_PER_CURRENT_REQUEST, TIME_SERIES_FIELDS, is_sku
+from ..vocab import (
+    REGIONS,
+    SKUS_PER_CURRENT_REQUEST,
+    TIME_SERIES_FIELDS,
+    is_iso3,
+    is_month,
+    is_sku,
+)
 from .request import ApiRequest, check_members
 
 __all__ = [
@@ -45,9 +51,6 @@ CURRENT_MEMBERS = ("skus",)
 TIME_SERIES_MEMBERS = ("skus", "fields", "dateFrom", "dateTo")
 GROUP_CURRENT_MEMBERS = SEARCH_MEMBERS
 GROUP_TIME_SERIES_MEMBERS = (*SEARCH_MEMBERS, "fields", "dateFrom", "dateTo")
-
-_MONTH = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])")
-_ISO3 = re.compile(r"[A-Z]{3}")
 
 
 def _string_array(body: dict, name: str, problems: Problems) -> list[str] | None:
@@ -89,7 +92,7 @@ def parse_search(body: dict, problems: Problems) -> SearchQuery:
         if region not in REGIONS:
             problems.add(f"regions[{i}]: {region!r} is not one of {', '.join(REGIONS)}")
     for i, country in enumerate(lists["countries"]):
-        if not _ISO3.fullmatch(country):
+        if not is_iso3(country):
             problems.add(
                 f"countries[{i}]: {country!r} is not an ISO 3166 alpha-3 code "
                 "(three capital letters)"
@@ -201,7 +204,7 @@ def parse_dates(body: dict, problems: Problems) -> tuple[str | None, str | None]
         value = body[name]
         if not isinstance(value, str):
             problems.add(f"{name}: must be a YYYY-MM string, got {json_type(value)}")
-        elif not _MONTH.fullmatch(value):
+        elif not is_month(value):
             problems.add(f"{name}: must be a YYYY-MM month, got {value!r}")
         else:
             out[name] = value
