@@ -1585,6 +1585,7 @@ def shaping(
             yield
     except ValidationError as exc:
         forget_call()  # the answers are not answered from the cache again
+        _detach(exc)
         # the error's own context names the request: ``where`` only when it says more
         said = "" if request is not None and where == str(request) else f"{where}: "
         error = ServiceContractError(
@@ -1598,4 +1599,31 @@ def shaping(
     finally:
         if token is not None:
             _SHAPED_FOR.reset(token)
-    raise error
+    raise error from None
+
+
+def _detach(exc: BaseException) -> None:
+    """Cut ``exc`` from the exceptions it was raised while handling or from.
+
+    A reader's ``ValidationError`` raised ``from None`` in an ``except`` block still holds
+    the foreign exception in ``__context__`` (``from None`` only hides it from tracebacks):
+    a ``ValueError("could not convert string to float: '...'")`` quoting the service's value
+    whole, a token it echoed included, where the dealframe errors blank it. The error
+    :func:`shaping` raises keeps ``exc`` as its context, so nothing past ``exc`` is left.
+
+    Examples
+    --------
+    >>> try:
+    ...     try:
+    ...         float("x-secret")
+    ...     except ValueError:
+    ...         raise ValidationError("n", "numbers") from None
+    ... except ValidationError as exc:
+    ...     _detach(exc)
+    ...     caught = exc
+    >>> caught.__context__ is None, caught.__cause__ is None
+    (True, True)
+    """
+    exc.__cause__ = None
+    exc.__context__ = None
+    exc.__suppress_context__ = True

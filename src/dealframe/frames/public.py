@@ -297,7 +297,12 @@ def _collect(
     try:
         vals = np.asarray(values, dtype=np.float64) if values else np.empty(0)
     except (TypeError, ValueError) as exc:
-        raise ValidationError("time_series", f"numeric values ({why(exc)})") from None
+        unread = why(exc)
+    else:
+        unread = None
+    if unread is not None:  # raised out of the except block: numpy's error, which quotes the
+        # service's value (a token it echoed, say), is not the error's __context__
+        raise ValidationError("time_series", f"numeric values ({unread})")
     if str in types:  # numbers written as text ("1.5"): read, and said by field
         _said_as_text(values, vals, counts, chunk_f, chunk_s, list(field_pos), list(sku_pos))
     if keys and (len(set(ords.tolist())) < len(ords) or len(set(kept)) < len(kept)):
@@ -1162,7 +1167,11 @@ def group_current_frame(
         try:
             columns[stat] = np.array(values, dtype=np.float64) if values else np.empty(0)
         except (TypeError, ValueError) as exc:
-            raise ValidationError(f"data.{stat}", f"numeric values ({why(exc)})") from None
+            unread = why(exc)
+        else:
+            continue
+        # out of the except block: numpy's error, quoting the value, is not its __context__
+        raise ValidationError(f"data.{stat}", f"numeric values ({unread})")
     return _with_meta(pd.DataFrame(columns, index=index), meta)
 
 
