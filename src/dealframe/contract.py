@@ -76,6 +76,7 @@ __all__ = [
     "MAX_COUNT",
     "NOT_NULL",
     "NO_META",
+    "NO_META_A",
     "Finding",
     "Findings",
     "PageRead",
@@ -92,6 +93,7 @@ __all__ = [
     "keys_present",
     "meta_values",
     "missing_fields",
+    "no_meta",
     "null_fields",
     "outside_vocabulary",
     "quoted",
@@ -720,6 +722,33 @@ def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = N
     return items
 
 
+#: The finding of a Family A answer without ``meta`` (said once per call, as :data:`NO_META`).
+NO_META_A = (
+    "no meta, where the document gives every Family A answer {data, meta}: its counts "
+    "unknown, the rows read as they came"
+)
+
+
+def no_meta(doc: Mapping[str, Any], found: Findings, *, where: str | None = None) -> bool:
+    """Whether a Family A answer ``doc`` has no ``meta`` (absent or null), said in a
+    ``bad_meta`` finding (:data:`NO_META_A`): section 2.1 gives every Family A success
+    response ``{data, meta}``, so an answer without one is said, as a list page without one
+    is (:data:`NO_META`); its rows are read all the same.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies/current")
+    >>> no_meta({"data": []}, found), no_meta({"data": [], "meta": {"count": 0}}, found)
+    (True, False)
+    >>> [f.kind for f in found]
+    ['bad_meta']
+    """
+    if doc.get("meta") is not None:
+        return False
+    found.add("bad_meta", NO_META_A, where=where)
+    return True
+
+
 def meta_values(
     doc: Mapping[str, Any],
     found: Findings,
@@ -727,12 +756,14 @@ def meta_values(
     counts: Sequence[str] = (),
     flags: Sequence[str] = (),
     where: str | None = None,
+    needed: bool = False,
 ) -> dict[str, Any]:
     """``meta``'s ``counts`` (each a sane count, else None: a present but bad one is said)
     and ``flags`` (each a boolean, :func:`as_flag`: any other value that is no boolean is
     said and ignored), each None when absent or said and ignored; those written as text (or
     a count as a float) are read and said in one ``bad_meta`` finding naming them all, as
     :func:`read_page` says a page's: one answer, one word of what it writes as text.
+    ``needed``: an answer without ``meta`` is said too (:func:`no_meta`).
 
     Examples
     --------
@@ -746,6 +777,8 @@ def meta_values(
     names = [*counts, *flags]
     meta = doc.get("meta")
     if meta is None:
+        if needed:
+            no_meta(doc, found, where=where)
         return dict.fromkeys(names)
     where = where or found.where
     if not isinstance(meta, Mapping):

@@ -29,6 +29,7 @@ from ..contract import (
     keys_present,
     meta_values,
     missing_fields,
+    no_meta,
     read_items,
     respelled_fields,
     shaping,
@@ -67,6 +68,7 @@ from .hints import HINT_SECONDS, unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
 from .rates import adapt_rates
 from .sku import validate_skus
+from .window import periods_in_window, series_in_window
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -281,7 +283,7 @@ def answer_count(
     items = _checked(doc, items, found)
     if not isinstance(what, str):
         raise ValidationError("what", "text naming the rows (companies, items)", got=what)
-    read = meta_values(doc, found, counts=("count", "total"), flags=("has_more",))
+    read = meta_values(doc, found, counts=("count", "total"), flags=("has_more",), needed=True)
     return _counted(read, len(items), found, what, whole)
 
 
@@ -336,7 +338,7 @@ def series_meta(
     ['meta.count, meta.companies, meta.has_more']
     """
     items = _checked(doc, items, found)
-    read = meta_values(doc, found, counts=META_COUNTS, flags=("has_more",))
+    read = meta_values(doc, found, counts=META_COUNTS, flags=("has_more",), needed=True)
     meta = read_meta(doc.get("meta"), Findings(found.where))  # the counts: said above
     if isinstance(meta, dict) and read["has_more"] is not None:
         meta["has_more"] = read["has_more"]
@@ -559,9 +561,9 @@ def read_group_series(
     members, a period repeated kept once (the first), the fields asked that it holds no value
     for (with ``served``: the client's names seen), null medians, its ``meta``, then the frame
     of the months from ``date_from`` to ``date_to`` (periods outside are dropped, their
-    values never read). What it says is added to ``found``; what the frame cannot read is
-    raised as the client raises it (a :class:`~dealframe.errors.ServiceContractError` naming
-    ``request``). ``dealframe doctor`` reads its probe's answer with it, so the two never
+    values never read, and said: :func:`~dealframe.public.window.periods_in_window`). What
+    it says is added to ``found``; what the frame cannot read is raised as the client raises
+    it (a :class:`~dealframe.errors.ServiceContractError` naming ``request``). ``dealframe doctor`` reads its probe's answer with it, so the two never
     read an answer apart.
 
     Examples
@@ -581,15 +583,16 @@ def read_group_series(
     identities(items, "period", found)
     absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
     items = dedupe_items(items, "period", found)
+    inside = periods_in_window(items, date_from, date_to, found)  # the others: said, dropped
     not_held = (
-        [] if served is None else _absent_requested(items, "median", fields, found, served, window)
+        [] if served is None else _absent_requested(inside, "median", fields, found, served, window)
     )
     if "median" not in absent:  # absent from every item: missing_field said it already
-        _null_medians(items, found)
+        _null_medians(inside, found)
     meta, count = series_meta(doc, items, found)  # written as text: read, said once
     with shaping(request, found.where, found):
         frame = group_time_series_frame(
-            items, meta, fields=fields, date_from=date_from, date_to=date_to
+            inside, meta, fields=fields, date_from=date_from, date_to=date_to
         )
     return GroupSeries(frame, items, count, not_held)
 
@@ -1243,7 +1246,10 @@ class PublicApi:
             ``fields`` as given); so is a name holding a comma (pass a list). An item without
             ``data`` counts as a SKU not returned.
         date_from, date_to : str, pandas.Period or date, optional
-            Inclusive months ``YYYY-MM``; none means no date filter.
+            Inclusive months ``YYYY-MM``; none means no date filter. Months served outside
+            them (a service that ignores ``dateFrom``/``dateTo``) are dropped, in both
+            shapes, and said in one ``unrequested`` finding
+            (:func:`~dealframe.public.window.series_in_window`); they count as no value.
         shape : {"wide", "long"}
             ``wide``: index a monthly PeriodIndex, columns (field, sku), so
             ``ts["evRevenueLtm"]`` is months x SKUs, missing months NaN. The SKUs are every
@@ -1297,6 +1303,7 @@ class PublicApi:
         endpoint = f"POST {self._prefix}/companies/time-series"
         found = Findings(endpoint)
         items = read_company_items(responses, sent, wanted, found, "time_series")
+        items = series_in_window(items, start, end, found)  # months outside: said, dropped
         window = date_from is not None or date_to is not None
         not_held = _absent_requested(items, "data", names, found, self._served_fields, window)
         with shaping(
@@ -1365,6 +1372,7 @@ class PublicApi:
         payload = response.json()
         endpoint = f"POST {GROUP_CURRENT_PATH}"
         found = Findings(endpoint)
+        no_meta(payload, found)  # its meta is not shown, but every Family A answer has one
         meta = read_meta(payload.get("meta"), found)  # counts written as text: read, and said
         with shaping(response.request, endpoint, found):
             frame = group_current_frame(payload.get("data"), meta)
@@ -1412,7 +1420,8 @@ class PublicApi:
             :class:`~dealframe.errors.ValidationError` naming ``fields[i]``, before any
             request.
         date_from, date_to : str, pandas.Period or date, optional
-            Inclusive months ``YYYY-MM``; none means no date filter.
+            Inclusive months ``YYYY-MM``; none means no date filter. Periods served outside
+            them are dropped and said (:func:`~dealframe.public.window.periods_in_window`).
         strict : bool, default False
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
             when the answer breaks the interface (see :mod:`dealframe.contract`).
