@@ -576,7 +576,9 @@ def read_group_series(
     >>> read = read_group_series(doc, found, RequestInfo("POST", "/api/v1/groups/time-series",
     ...                          "public"), date_from="2024-01", date_to="2024-01")
     >>> read.frame["pe"].tolist(), read.expected, [f.kind for f in found]
-    ([1.5], 2, ['conflicting_rows'])
+    ([1.5], 2, ['conflicting_rows', 'unrequested'])
+    >>> found.items[1].message.split(":")[0]  # 2023-12, outside the window asked
+    '1 month (2023-12) outside the window sent (dateFrom 2024-01, dateTo 2024-01)'
     """
     _check_found(found)
     items = [_by_month(item) for item in read_items(doc, found)]
