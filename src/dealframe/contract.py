@@ -54,6 +54,7 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
+from dealframe._vocab import REGIONS
 from dealframe.arguments import call_secrets
 from dealframe.errors import (
     IncompleteResultError,
@@ -72,11 +73,14 @@ from dealframe.transport.cache import checked, forget_call
 
 __all__ = [
     "DOCUMENTED_FIELDS",
+    "ISO3_FIELDS",
     "KEPT_IN_CACHE",
     "MAX_COUNT",
     "NOT_NULL",
     "NO_META",
     "NO_META_A",
+    "ORDERED_FIELDS",
+    "VOCABULARY_FIELDS",
     "Finding",
     "Findings",
     "PageRead",
@@ -87,6 +91,7 @@ __all__ = [
     "dedupe",
     "dedupe_at",
     "dedupe_items",
+    "document_values",
     "echoed",
     "identities",
     "identity_column",
@@ -120,6 +125,7 @@ KEPT_IN_CACHE = frozenset(
         "null_field",
         "missing_field",
         "unknown_value",
+        "inverted_dates",
         "respelled_sku",
         "respelled_field",
         "inverted_rate",
@@ -1380,6 +1386,106 @@ def outside_vocabulary(
             where=where,
         )
     return counts
+
+
+#: Columns the interface document gives a closed vocabulary, by answer (section 4.4:
+#: "Region vocabulary (for region and target_region)"; ``role`` and ``match_type`` are
+#: checked where they are read, once their spelling is undone).
+VOCABULARY_FIELDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "companies": {"region": REGIONS},
+    "investors": {"region": REGIONS},  # a profile holds the company profile fields
+    "transactions": {"target_region": REGIONS},
+    "deals_with_role": {"target_region": REGIONS},
+}
+#: Columns the document types as ISO 3166 alpha-3 codes, by answer (sections 2.1 and 2.2).
+ISO3_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "companies": ("country",),
+    "investors": ("country",),
+    "search": ("countryCodeIso3",),
+    "current": ("countryCodeIso3",),
+}
+#: Pairs of date columns of which the first, by its name, is never after the second.
+ORDERED_FIELDS: Mapping[str, tuple[tuple[str, str], ...]] = {
+    "portfolio": (("first_invested", "last_invested"),),
+    "company_investors": (("first_round_date", "last_round_date"),),
+    "co_investors": (("first_shared_date", "last_shared_date"),),
+}
+#: An ISO 3166 alpha-3 code as written: three capital ASCII letters (which of them name a
+#: country is not checked: the client holds no list of codes).
+_ISO3 = re.compile(r"[A-Z]{3}")
+
+
+def document_values(
+    frame: pd.DataFrame, answer: str, found: Findings, *, where: str | None = None
+) -> None:
+    """Say the values of ``frame`` (the rows of an ``answer``: ``companies``, ``search``,
+    ``portfolio`` ...) that break a rule the interface document makes plain, each rule in
+    one finding; the rows and their values are kept as served (never dropped, never
+    changed), so what is said is what the frame holds.
+
+    - A value outside a closed vocabulary (:data:`VOCABULARY_FIELDS`: ``region``,
+      ``target_region``): ``unknown_value`` (:func:`outside_vocabulary`).
+    - A country that is no ISO 3166 alpha-3 code as written, three capital letters
+      (:data:`ISO3_FIELDS`: ``"US"``, ``"usa"``): ``unknown_value``.
+    - A first date after the last of the same row (:data:`ORDERED_FIELDS`:
+      ``first_invested`` after ``last_invested``): ``inverted_dates``, naming the rows.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/private/v1/companies")
+    >>> rows = pd.DataFrame({"id": ["a", "b"], "region": ["Caribbean", "Oceania"],
+    ...                      "country": ["US", "AUS"]})
+    >>> document_values(rows, "companies", found)
+    >>> [f.message.split(":")[0] for f in found]
+    ['region outside Africa, Central Asia, East Asia, Eastern Europe, Latin America, Middle East, North America, Northern Europe, Oceania, South Asia, South-East Asia, Southern Europe, Western Europe in 1 of 2 rows', 'country not an ISO 3166 alpha-3 code (three capital letters) in 1 of 2 rows']
+    """
+    for name, vocabulary in VOCABULARY_FIELDS.get(answer, {}).items():
+        outside_vocabulary(frame, name, vocabulary, found, where=where)
+    for name in ISO3_FIELDS.get(answer, ()):
+        _not_iso3(frame, name, found, where)
+    for first, last in ORDERED_FIELDS.get(answer, ()):
+        _inverted(frame, first, last, found, where)
+
+
+def _not_iso3(frame: pd.DataFrame, name: str, found: Findings, where: str | None) -> None:
+    """An ``unknown_value`` finding for the values of column ``name`` that are no ISO-3 code."""
+    if name not in frame.columns:
+        return
+    values = frame[name].astype(object)
+    present = values[values.notna()]
+    odd = present[[not (isinstance(v, str) and _ISO3.fullmatch(v)) for v in present]]
+    if not len(odd):
+        return
+    counts = Counter(odd.tolist()).most_common()
+    shown = ", ".join(f"{quoted(value, 20)} ({n:,})" for value, n in counts[:5])
+    more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
+    found.add(
+        "unknown_value",
+        f"{name} not an ISO 3166 alpha-3 code (three capital letters) in {len(odd):,} of "
+        f"{len(frame):,} rows: {shown}{more} (rows kept, the values as they came: a filter "
+        "of ISO-3 codes does not match them)",
+        where=where,
+    )
+
+
+def _inverted(
+    frame: pd.DataFrame, first: str, last: str, found: Findings, where: str | None
+) -> None:
+    """An ``inverted_dates`` finding for the rows whose ``first`` date is after ``last``."""
+    if first not in frame.columns or last not in frame.columns:
+        return
+    try:
+        after = (frame[first] > frame[last]).fillna(False).astype(bool)
+    except TypeError:  # values the frame holds as text it could not read as dates
+        return
+    n = int(after.sum())
+    if n:
+        found.add(
+            "inverted_dates",
+            f"{first} after {last} in {n:,} of {len(frame):,} rows{_ids_of(frame, after)} "
+            "(rows kept, the dates as they came)",
+            where=where,
+        )
 
 
 def _row_texts(frame: pd.DataFrame, rows: Sequence[int]) -> list[str]:

@@ -25,6 +25,7 @@ from ..contract import (
     Finding,
     Findings,
     dedupe_items,
+    document_values,
     identities,
     keys_present,
     meta_values,
@@ -1123,6 +1124,7 @@ class PublicApi:
         items = dedupe_items(items, "sku", found)
         with shaping(response.request, endpoint, found):
             frame = search_frame(items)
+        document_values(frame, "search", found)  # a countryCodeIso3 that is no ISO-3 code
         attach(
             frame,
             endpoint=endpoint,
@@ -1205,6 +1207,7 @@ class PublicApi:
         info = RequestInfo("POST", f"{self._prefix}/companies/current", "public")
         with shaping(info, endpoint, found):
             frame = _in_order(current_frame(items), _skus_of(items), wanted)
+        document_values(frame, "current", found)  # a countryCodeIso3 that is no ISO-3 code
         adapt_rates(frame, found)  # rateToUsd as USD per unit, whichever way it is served
         received = frame.index.tolist()
         return self._settle(
