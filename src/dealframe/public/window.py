@@ -63,6 +63,8 @@ class _Outside:
     def __init__(self, lo: int | None, hi: int | None) -> None:
         self.lo, self.hi = lo, hi
         self.seen: dict[Any, bool] = {}
+        #: The keys seen that are not outside: a series of only these is compared at C speed.
+        self.kept: set[Any] = set()
 
     def __call__(self, key: Any) -> bool:
         if not isinstance(key, str):  # no month: the frame reader refuses it
@@ -75,7 +77,14 @@ class _Outside:
                 or (self.hi is not None and month > self.hi)
             )
             self.seen[key] = known
+            if not known:
+                self.kept.add(key)
         return known
+
+    def any_in(self, series: Mapping[Any, Any]) -> bool:
+        """Whether a key of ``series`` lies outside (the usual series, every key one seen
+        inside before, at C speed)."""
+        return not series.keys() <= self.kept and any(map(self, series))
 
 
 def series_in_window(
@@ -119,7 +128,7 @@ def series_in_window(
         kept: dict[str, Any] = {}
         changed = False
         for name, series in data.items():
-            if not isinstance(series, Mapping) or not any(map(outside, series)):
+            if not isinstance(series, Mapping) or not outside.any_in(series):
                 kept[name] = series
                 continue
             changed = True
