@@ -54,6 +54,7 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
+from dealframe._vocab import REGIONS
 from dealframe.arguments import call_secrets
 from dealframe.errors import (
     IncompleteResultError,
@@ -72,10 +73,14 @@ from dealframe.transport.cache import checked, forget_call
 
 __all__ = [
     "DOCUMENTED_FIELDS",
+    "ISO3_FIELDS",
     "KEPT_IN_CACHE",
     "MAX_COUNT",
     "NOT_NULL",
     "NO_META",
+    "NO_META_A",
+    "ORDERED_FIELDS",
+    "VOCABULARY_FIELDS",
     "Finding",
     "Findings",
     "PageRead",
@@ -86,12 +91,14 @@ __all__ = [
     "dedupe",
     "dedupe_at",
     "dedupe_items",
+    "document_values",
     "echoed",
     "identities",
     "identity_column",
     "keys_present",
     "meta_values",
     "missing_fields",
+    "no_meta",
     "null_fields",
     "outside_vocabulary",
     "quoted",
@@ -118,6 +125,7 @@ KEPT_IN_CACHE = frozenset(
         "null_field",
         "missing_field",
         "unknown_value",
+        "inverted_dates",
         "respelled_sku",
         "respelled_field",
         "inverted_rate",
@@ -720,6 +728,33 @@ def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = N
     return items
 
 
+#: The finding of a Family A answer without ``meta`` (said once per call, as :data:`NO_META`).
+NO_META_A = (
+    "no meta, where the document gives every Family A answer {data, meta}: its counts "
+    "unknown, the rows read as they came"
+)
+
+
+def no_meta(doc: Mapping[str, Any], found: Findings, *, where: str | None = None) -> bool:
+    """Whether a Family A answer ``doc`` has no ``meta`` (absent or null), said in a
+    ``bad_meta`` finding (:data:`NO_META_A`): section 2.1 gives every Family A success
+    response ``{data, meta}``, so an answer without one is said, as a list page without one
+    is (:data:`NO_META`); its rows are read all the same.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies/current")
+    >>> no_meta({"data": []}, found), no_meta({"data": [], "meta": {"count": 0}}, found)
+    (True, False)
+    >>> [f.kind for f in found]
+    ['bad_meta']
+    """
+    if doc.get("meta") is not None:
+        return False
+    found.add("bad_meta", NO_META_A, where=where)
+    return True
+
+
 def meta_values(
     doc: Mapping[str, Any],
     found: Findings,
@@ -727,12 +762,14 @@ def meta_values(
     counts: Sequence[str] = (),
     flags: Sequence[str] = (),
     where: str | None = None,
+    needed: bool = False,
 ) -> dict[str, Any]:
     """``meta``'s ``counts`` (each a sane count, else None: a present but bad one is said)
     and ``flags`` (each a boolean, :func:`as_flag`: any other value that is no boolean is
     said and ignored), each None when absent or said and ignored; those written as text (or
     a count as a float) are read and said in one ``bad_meta`` finding naming them all, as
     :func:`read_page` says a page's: one answer, one word of what it writes as text.
+    ``needed``: an answer without ``meta`` is said too (:func:`no_meta`).
 
     Examples
     --------
@@ -746,6 +783,8 @@ def meta_values(
     names = [*counts, *flags]
     meta = doc.get("meta")
     if meta is None:
+        if needed:
+            no_meta(doc, found, where=where)
         return dict.fromkeys(names)
     where = where or found.where
     if not isinstance(meta, Mapping):
@@ -1349,6 +1388,106 @@ def outside_vocabulary(
     return counts
 
 
+#: Columns the interface document gives a closed vocabulary, by answer (section 4.4:
+#: "Region vocabulary (for region and target_region)"; ``role`` and ``match_type`` are
+#: checked where they are read, once their spelling is undone).
+VOCABULARY_FIELDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "companies": {"region": REGIONS},
+    "investors": {"region": REGIONS},  # a profile holds the company profile fields
+    "transactions": {"target_region": REGIONS},
+    "deals_with_role": {"target_region": REGIONS},
+}
+#: Columns the document types as ISO 3166 alpha-3 codes, by answer (sections 2.1 and 2.2).
+ISO3_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "companies": ("country",),
+    "investors": ("country",),
+    "search": ("countryCodeIso3",),
+    "current": ("countryCodeIso3",),
+}
+#: Pairs of date columns of which the first, by its name, is never after the second.
+ORDERED_FIELDS: Mapping[str, tuple[tuple[str, str], ...]] = {
+    "portfolio": (("first_invested", "last_invested"),),
+    "company_investors": (("first_round_date", "last_round_date"),),
+    "co_investors": (("first_shared_date", "last_shared_date"),),
+}
+#: An ISO 3166 alpha-3 code as written: three capital ASCII letters (which of them name a
+#: country is not checked: the client holds no list of codes).
+_ISO3 = re.compile(r"[A-Z]{3}")
+
+
+def document_values(
+    frame: pd.DataFrame, answer: str, found: Findings, *, where: str | None = None
+) -> None:
+    """Say the values of ``frame`` (the rows of an ``answer``: ``companies``, ``search``,
+    ``portfolio`` ...) that break a rule the interface document makes plain, each rule in
+    one finding; the rows and their values are kept as served (never dropped, never
+    changed), so what is said is what the frame holds.
+
+    - A value outside a closed vocabulary (:data:`VOCABULARY_FIELDS`: ``region``,
+      ``target_region``): ``unknown_value`` (:func:`outside_vocabulary`).
+    - A country that is no ISO 3166 alpha-3 code as written, three capital letters
+      (:data:`ISO3_FIELDS`: ``"US"``, ``"usa"``): ``unknown_value``.
+    - A first date after the last of the same row (:data:`ORDERED_FIELDS`:
+      ``first_invested`` after ``last_invested``): ``inverted_dates``, naming the rows.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/private/v1/companies")
+    >>> rows = pd.DataFrame({"id": ["a", "b"], "region": ["Caribbean", "Oceania"],
+    ...                      "country": ["US", "AUS"]})
+    >>> document_values(rows, "companies", found)
+    >>> [f.message.split(":")[0] for f in found]
+    ['region outside Africa, Central Asia, East Asia, Eastern Europe, Latin America, Middle East, North America, Northern Europe, Oceania, South Asia, South-East Asia, Southern Europe, Western Europe in 1 of 2 rows', 'country not an ISO 3166 alpha-3 code (three capital letters) in 1 of 2 rows']
+    """
+    for name, vocabulary in VOCABULARY_FIELDS.get(answer, {}).items():
+        outside_vocabulary(frame, name, vocabulary, found, where=where)
+    for name in ISO3_FIELDS.get(answer, ()):
+        _not_iso3(frame, name, found, where)
+    for first, last in ORDERED_FIELDS.get(answer, ()):
+        _inverted(frame, first, last, found, where)
+
+
+def _not_iso3(frame: pd.DataFrame, name: str, found: Findings, where: str | None) -> None:
+    """An ``unknown_value`` finding for the values of column ``name`` that are no ISO-3 code."""
+    if name not in frame.columns:
+        return
+    values = frame[name].astype(object)
+    present = values[values.notna()]
+    odd = present[[not (isinstance(v, str) and _ISO3.fullmatch(v)) for v in present]]
+    if not len(odd):
+        return
+    counts = Counter(odd.tolist()).most_common()
+    shown = ", ".join(f"{quoted(value, 20)} ({n:,})" for value, n in counts[:5])
+    more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
+    found.add(
+        "unknown_value",
+        f"{name} not an ISO 3166 alpha-3 code (three capital letters) in {len(odd):,} of "
+        f"{len(frame):,} rows: {shown}{more} (rows kept, the values as they came: a filter "
+        "of ISO-3 codes does not match them)",
+        where=where,
+    )
+
+
+def _inverted(
+    frame: pd.DataFrame, first: str, last: str, found: Findings, where: str | None
+) -> None:
+    """An ``inverted_dates`` finding for the rows whose ``first`` date is after ``last``."""
+    if first not in frame.columns or last not in frame.columns:
+        return
+    try:
+        after = (frame[first] > frame[last]).fillna(False).astype(bool)
+    except TypeError:  # values the frame holds as text it could not read as dates
+        return
+    n = int(after.sum())
+    if n:
+        found.add(
+            "inverted_dates",
+            f"{first} after {last} in {n:,} of {len(frame):,} rows{_ids_of(frame, after)} "
+            "(rows kept, the dates as they came)",
+            where=where,
+        )
+
+
 def _row_texts(frame: pd.DataFrame, rows: Sequence[int]) -> list[str]:
     part = frame.iloc[list(rows)]
     return [
@@ -1585,6 +1724,7 @@ def shaping(
             yield
     except ValidationError as exc:
         forget_call()  # the answers are not answered from the cache again
+        _detach(exc)
         # the error's own context names the request: ``where`` only when it says more
         said = "" if request is not None and where == str(request) else f"{where}: "
         error = ServiceContractError(
@@ -1598,4 +1738,31 @@ def shaping(
     finally:
         if token is not None:
             _SHAPED_FOR.reset(token)
-    raise error
+    raise error from None
+
+
+def _detach(exc: BaseException) -> None:
+    """Cut ``exc`` from the exceptions it was raised while handling or from.
+
+    A reader's ``ValidationError`` raised ``from None`` in an ``except`` block still holds
+    the foreign exception in ``__context__`` (``from None`` only hides it from tracebacks):
+    a ``ValueError("could not convert string to float: '...'")`` quoting the service's value
+    whole, a token it echoed included, where the dealframe errors blank it. The error
+    :func:`shaping` raises keeps ``exc`` as its context, so nothing past ``exc`` is left.
+
+    Examples
+    --------
+    >>> try:
+    ...     try:
+    ...         float("x-secret")
+    ...     except ValueError:
+    ...         raise ValidationError("n", "numbers") from None
+    ... except ValidationError as exc:
+    ...     _detach(exc)
+    ...     caught = exc
+    >>> caught.__context__ is None, caught.__cause__ is None
+    (True, True)
+    """
+    exc.__cause__ = None
+    exc.__context__ = None
+    exc.__suppress_context__ = True

@@ -26,7 +26,7 @@ import pytest
 from dealframe import mirror
 from dealframe.analytics import reconcile
 from dealframe.client import Client
-from dealframe.errors import ServiceContractError
+from dealframe.errors import DealframeError, ServiceContractError
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -37,6 +37,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Outcome,
     edit,
     fresh_rules,
+    items_edit,
     meta_set,
     no_hang,
     outcome,
@@ -184,3 +185,84 @@ def test_a_token_spelt_like_a_documented_member_keeps_that_column_quietly(sandbo
     assert key in got.value.columns and got.value[key].notna().any()
     assert "echoed_token" not in [f["kind"] for f in got.value.attrs["findings"]]
     assert not got.warned(Warning)
+
+
+#: The client's own public token, mapped by the proxy to the sandbox's (Family A).
+PUBLIC_SECRET = "pk_echo_" + secrets.token_hex(16)
+
+
+def _series_value(item: dict[str, Any]) -> None:
+    for series in item["data"].values():
+        series["2023-01"] = "x" + PUBLIC_SECRET
+
+
+def _group_median(doc: Any) -> Any:
+    for period in doc["data"]:
+        period["median"] = {name: "x" + PUBLIC_SECRET for name in period["median"]}
+    return doc
+
+
+def _group_sum(doc: Any) -> Any:
+    doc["data"]["sum"] = {name: "x" + PUBLIC_SECRET for name in doc["data"]["sum"]}
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("path", "action", "call"),
+    [
+        (
+            r"/api/private/v1/companies$",
+            items_edit(lambda it: it.update(founded="x" + SECRET)),
+            lambda c, skus: c.private.companies(limit=5),
+        ),
+        (
+            r"/api/private/v1/transactions$",
+            items_edit(lambda it: it.update(deal_date="x" + SECRET)),
+            lambda c, skus: c.private.deals(limit=5),
+        ),
+        (
+            r"/api/v2/companies/current$",
+            items_edit(lambda it: it.update(marketCap="x" + PUBLIC_SECRET)),
+            lambda c, skus: c.public.current(skus),
+        ),
+        (
+            r"/api/v2/companies/time-series$",
+            items_edit(_series_value),
+            lambda c, skus: c.public.time_series(skus, fields=["evRevenueLtm"]),
+        ),
+        (
+            r"/api/v1/groups/time-series$",
+            edit(_group_median),
+            lambda c, skus: c.public.group_time_series(countries=["GBR"], fields=["evRevenueLtm"]),
+        ),
+        (
+            r"/api/v2/groups/current$",
+            edit(_group_sum),
+            lambda c, skus: c.public.group_current(countries=["GBR"]),
+        ),
+    ],
+    ids=["companies", "deals", "current", "time_series", "group_time_series", "group_current"],
+)
+def test_no_token_on_the_chain_of_a_value_that_cannot_be_read(
+    sandbox, proxy, caplog, path, action, call
+):
+    """A value the readers cannot read, holding the token the service echoed: the message
+    blanked it, but the reader's ``ValidationError`` (raised ``from None``, which only hides
+    the context) kept numpy's or pandas' own error in ``__context__``, quoting the value
+    whole: ``exc.__context__.__context__`` was ``ValueError("could not convert string to
+    float: 'x<token>'")``. The whole chain is walked, attributes included."""
+    proxy.auth_map.update({SECRET: sandbox.private_key, PUBLIC_SECRET: sandbox.public_token})
+    with Client(proxy.url, PUBLIC_SECRET, SECRET, cache_enabled=False, **FAST) as c:
+        skus = list(c.public.search(countries=["GBR"]).index[:2])
+        proxy.add(path, action)
+        with caplog.at_level(logging.DEBUG):
+            got = outcome(lambda: call(c, skus))
+    assert isinstance(got.error, ServiceContractError), got.error
+    assert "***" in str(got.error)
+    chain = _chain(got.error)
+    assert not [e for e in chain if not isinstance(e, DealframeError)], chain
+    texts = [t for e in chain for t in (str(e), repr(e), repr(e.args), repr(vars(e)))]
+    leaks = [t[:300] for t in texts if SECRET in t or PUBLIC_SECRET in t]
+    assert not leaks, leaks
+    _assert_nowhere(got, caplog)
+    assert PUBLIC_SECRET not in "".join(_texts(got, caplog))

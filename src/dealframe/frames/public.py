@@ -55,6 +55,7 @@ __all__ = [
     "group_current_frame",
     "group_layout",
     "group_time_series_frame",
+    "month_ordinal",
     "read_current_page",
     "read_meta",
     "search_frame",
@@ -209,6 +210,22 @@ def current_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
     return build_frame(as_records(items, "current"), CURRENT_DATA, index="sku")
 
 
+def month_ordinal(value: Any) -> int | None:
+    """The month a time-series key or period names (``YYYY-MM``, or ``YYYY-MM-DD`` read as
+    its month), as the frames read it: months since 1970-01; None when it names none (the
+    frame reader refuses it).
+
+    Examples
+    --------
+    >>> month_ordinal("2024-01"), month_ordinal("2024-01-01"), month_ordinal("Jan 2024")
+    (648, 648, None)
+    """
+    try:
+        return _month_ordinal(value, "month")
+    except ValidationError:
+        return None
+
+
 def _month_ordinal(value: MonthLike, name: str) -> int:
     if isinstance(value, pd.Period):
         return int(value.asfreq("M").ordinal)
@@ -294,10 +311,14 @@ def _collect(
             "a number or null",
             got=values[at],
         )
+    unread: str | None = None
     try:
         vals = np.asarray(values, dtype=np.float64) if values else np.empty(0)
     except (TypeError, ValueError) as exc:
-        raise ValidationError("time_series", f"numeric values ({why(exc)})") from None
+        unread = why(exc)
+    if unread is not None:  # raised out of the except block: numpy's error, which quotes the
+        # service's value (a token it echoed, say), is not the error's __context__
+        raise ValidationError("time_series", f"numeric values ({unread})")
     if str in types:  # numbers written as text ("1.5"): read, and said by field
         _said_as_text(values, vals, counts, chunk_f, chunk_s, list(field_pos), list(sku_pos))
     if keys and (len(set(ords.tolist())) < len(ords) or len(set(kept)) < len(kept)):
@@ -1162,7 +1183,11 @@ def group_current_frame(
         try:
             columns[stat] = np.array(values, dtype=np.float64) if values else np.empty(0)
         except (TypeError, ValueError) as exc:
-            raise ValidationError(f"data.{stat}", f"numeric values ({why(exc)})") from None
+            unread = why(exc)
+        else:
+            continue
+        # out of the except block: numpy's error, quoting the value, is not its __context__
+        raise ValidationError(f"data.{stat}", f"numeric values ({unread})")
     return _with_meta(pd.DataFrame(columns, index=index), meta)
 
 

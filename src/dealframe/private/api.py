@@ -33,6 +33,7 @@ from ..arguments import (
 from ..contract import (
     Findings,
     dedupe_at,
+    document_values,
     identities,
     keys_present,
     missing_fields,
@@ -975,6 +976,7 @@ class PrivateApi:
         say_kept(found, later, rows_kept(received, at))
         # of the rows returned: a null cut away by ``limit`` is not the user's to look for
         null_fields(frame, entity, found, missing=absent)
+        document_values(frame, entity, found)  # a region, a country outside the document
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
             # a page=1 of new rows, and the rows add up: later calls count from 0 too
             self._first_page = 0
@@ -1155,6 +1157,7 @@ class PrivateApi:
         built = len(frame)
         frame, at = dedupe_at(frame, "id", found, np.arange(built), newest="updated_at")
         say_kept(found, later, rows_kept(built, at))  # of the rows returned alone (the copy kept)
+        document_values(frame, entity, found)  # a region, a country outside the document
         if read.page is not None and read.page != page:
             found.add("wrong_page", f"asked for page {page}, meta.page says {read.page}")
         attach(
@@ -1675,6 +1678,7 @@ class PrivateApi:
         asked = PROFILE_FIELDS[entity] if names is None else names
         unread = [f for f in _NOT_NULL_READ if f not in asked or all(f not in d for d in datas)]
         null_fields(frame, entity, found, missing=unread)
+        document_values(frame, entity, found)
         gone = set(deleted_served)
         missing = [
             i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
@@ -2052,6 +2056,7 @@ class PrivateApi:
         say_kept(found, later, rows_kept(built, at))
         null_fields(frame, answer, found, missing=absent)
         outside_vocabulary(frame, "role", ROLES, found)  # after any case or spacing is undone
+        document_values(frame, answer, found)  # first_invested after last_invested ...
         totals = [pages.total for _, pages in pulled]
         known = [t for t in totals if t is not None]
         attach(

@@ -25,10 +25,12 @@ from ..contract import (
     Finding,
     Findings,
     dedupe_items,
+    document_values,
     identities,
     keys_present,
     meta_values,
     missing_fields,
+    no_meta,
     read_items,
     respelled_fields,
     shaping,
@@ -67,6 +69,7 @@ from .hints import HINT_SECONDS, unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
 from .rates import adapt_rates
 from .sku import validate_skus
+from .window import periods_in_window, series_in_window
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -281,7 +284,7 @@ def answer_count(
     items = _checked(doc, items, found)
     if not isinstance(what, str):
         raise ValidationError("what", "text naming the rows (companies, items)", got=what)
-    read = meta_values(doc, found, counts=("count", "total"), flags=("has_more",))
+    read = meta_values(doc, found, counts=("count", "total"), flags=("has_more",), needed=True)
     return _counted(read, len(items), found, what, whole)
 
 
@@ -336,7 +339,7 @@ def series_meta(
     ['meta.count, meta.companies, meta.has_more']
     """
     items = _checked(doc, items, found)
-    read = meta_values(doc, found, counts=META_COUNTS, flags=("has_more",))
+    read = meta_values(doc, found, counts=META_COUNTS, flags=("has_more",), needed=True)
     meta = read_meta(doc.get("meta"), Findings(found.where))  # the counts: said above
     if isinstance(meta, dict) and read["has_more"] is not None:
         meta["has_more"] = read["has_more"]
@@ -559,9 +562,9 @@ def read_group_series(
     members, a period repeated kept once (the first), the fields asked that it holds no value
     for (with ``served``: the client's names seen), null medians, its ``meta``, then the frame
     of the months from ``date_from`` to ``date_to`` (periods outside are dropped, their
-    values never read). What it says is added to ``found``; what the frame cannot read is
-    raised as the client raises it (a :class:`~dealframe.errors.ServiceContractError` naming
-    ``request``). ``dealframe doctor`` reads its probe's answer with it, so the two never
+    values never read, and said: :func:`~dealframe.public.window.periods_in_window`). What
+    it says is added to ``found``; what the frame cannot read is raised as the client raises
+    it (a :class:`~dealframe.errors.ServiceContractError` naming ``request``). ``dealframe doctor`` reads its probe's answer with it, so the two never
     read an answer apart.
 
     Examples
@@ -574,22 +577,25 @@ def read_group_series(
     >>> read = read_group_series(doc, found, RequestInfo("POST", "/api/v1/groups/time-series",
     ...                          "public"), date_from="2024-01", date_to="2024-01")
     >>> read.frame["pe"].tolist(), read.expected, [f.kind for f in found]
-    ([1.5], 2, ['conflicting_rows'])
+    ([1.5], 2, ['conflicting_rows', 'unrequested'])
+    >>> found.items[1].message.split(":")[0]  # 2023-12, outside the window asked
+    '1 month (2023-12) outside the window sent (dateFrom 2024-01, dateTo 2024-01)'
     """
     _check_found(found)
     items = [_by_month(item) for item in read_items(doc, found)]
     identities(items, "period", found)
     absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
     items = dedupe_items(items, "period", found)
+    inside = periods_in_window(items, date_from, date_to, found)  # the others: said, dropped
     not_held = (
-        [] if served is None else _absent_requested(items, "median", fields, found, served, window)
+        [] if served is None else _absent_requested(inside, "median", fields, found, served, window)
     )
     if "median" not in absent:  # absent from every item: missing_field said it already
-        _null_medians(items, found)
+        _null_medians(inside, found)
     meta, count = series_meta(doc, items, found)  # written as text: read, said once
     with shaping(request, found.where, found):
         frame = group_time_series_frame(
-            items, meta, fields=fields, date_from=date_from, date_to=date_to
+            inside, meta, fields=fields, date_from=date_from, date_to=date_to
         )
     return GroupSeries(frame, items, count, not_held)
 
@@ -1118,6 +1124,7 @@ class PublicApi:
         items = dedupe_items(items, "sku", found)
         with shaping(response.request, endpoint, found):
             frame = search_frame(items)
+        document_values(frame, "search", found)  # a countryCodeIso3 that is no ISO-3 code
         attach(
             frame,
             endpoint=endpoint,
@@ -1200,6 +1207,7 @@ class PublicApi:
         info = RequestInfo("POST", f"{self._prefix}/companies/current", "public")
         with shaping(info, endpoint, found):
             frame = _in_order(current_frame(items), _skus_of(items), wanted)
+        document_values(frame, "current", found)  # a countryCodeIso3 that is no ISO-3 code
         adapt_rates(frame, found)  # rateToUsd as USD per unit, whichever way it is served
         received = frame.index.tolist()
         return self._settle(
@@ -1243,7 +1251,10 @@ class PublicApi:
             ``fields`` as given); so is a name holding a comma (pass a list). An item without
             ``data`` counts as a SKU not returned.
         date_from, date_to : str, pandas.Period or date, optional
-            Inclusive months ``YYYY-MM``; none means no date filter.
+            Inclusive months ``YYYY-MM``; none means no date filter. Months served outside
+            them (a service that ignores ``dateFrom``/``dateTo``) are dropped, in both
+            shapes, and said in one ``unrequested`` finding
+            (:func:`~dealframe.public.window.series_in_window`); they count as no value.
         shape : {"wide", "long"}
             ``wide``: index a monthly PeriodIndex, columns (field, sku), so
             ``ts["evRevenueLtm"]`` is months x SKUs, missing months NaN. The SKUs are every
@@ -1297,6 +1308,7 @@ class PublicApi:
         endpoint = f"POST {self._prefix}/companies/time-series"
         found = Findings(endpoint)
         items = read_company_items(responses, sent, wanted, found, "time_series")
+        items = series_in_window(items, start, end, found)  # months outside: said, dropped
         window = date_from is not None or date_to is not None
         not_held = _absent_requested(items, "data", names, found, self._served_fields, window)
         with shaping(
@@ -1365,6 +1377,7 @@ class PublicApi:
         payload = response.json()
         endpoint = f"POST {GROUP_CURRENT_PATH}"
         found = Findings(endpoint)
+        no_meta(payload, found)  # its meta is not shown, but every Family A answer has one
         meta = read_meta(payload.get("meta"), found)  # counts written as text: read, and said
         with shaping(response.request, endpoint, found):
             frame = group_current_frame(payload.get("data"), meta)
@@ -1412,7 +1425,8 @@ class PublicApi:
             :class:`~dealframe.errors.ValidationError` naming ``fields[i]``, before any
             request.
         date_from, date_to : str, pandas.Period or date, optional
-            Inclusive months ``YYYY-MM``; none means no date filter.
+            Inclusive months ``YYYY-MM``; none means no date filter. Periods served outside
+            them are dropped and said (:func:`~dealframe.public.window.periods_in_window`).
         strict : bool, default False
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
             when the answer breaks the interface (see :mod:`dealframe.contract`).

@@ -1,0 +1,113 @@
+"""Values outside what the interface document allows, over the drift proxy.
+
+``role`` and ``match_type`` outside their vocabularies were said (``unknown_value``), but a
+company ``region`` outside the region vocabulary (``"Caribbean"``) became a new category
+silently, a ``country`` that is no ISO-3 code (``"US"``) passed as any text, and a portfolio
+row whose ``first_invested`` is after its ``last_invested`` passed too. Each is now one
+finding of the call naming the field, how many rows and which values (or rows); the rows and
+their values are kept as served.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    fresh_rules,
+    items_edit,
+    outcome,
+    proxy,
+    via,
+)
+
+from dealframe.errors import ServiceContractError
+from dealframe.notices import ServiceContractWarning
+
+
+def _findings(frame: pd.DataFrame, kind: str) -> list[str]:
+    return [f["message"] for f in frame.attrs["findings"] if f["kind"] == kind]
+
+
+def test_a_region_and_a_country_outside_the_document_are_said_and_kept(via, proxy):
+    plain = outcome(lambda: via.private.companies(limit=50))
+    assert plain.error is None and not plain.caught, plain.caught
+
+    def odd(item: dict[str, Any]) -> None:
+        item.update(region="Caribbean", country="US")
+
+    proxy.add(r"/api/private/v1/companies$", items_edit(odd))
+    got = outcome(lambda: via.private.companies(limit=50))
+    assert got.error is None, got.error
+    frame = got.value
+    said = _findings(frame, "unknown_value")
+    assert len(said) == 2, frame.attrs["findings"]
+    assert said[0].startswith("region outside Africa, ") and "'Caribbean' (50)" in said[0]
+    assert said[1].startswith(
+        "country not an ISO 3166 alpha-3 code (three capital letters) in 50 of 50 rows: 'US' (50)"
+    )
+    assert (frame["region"] == "Caribbean").all() and (frame["country"] == "US").all()
+    assert len(got.warned(ServiceContractWarning)) == 2
+
+    strict = outcome(lambda: via.private.companies(limit=50, strict=True))
+    assert isinstance(strict.error, ServiceContractError), strict.error
+
+
+def test_an_investor_profile_country_outside_the_document_is_said(via, proxy):
+    ident = via.private.investors(limit=1)["id"].iloc[0]
+    proxy.add(r"/api/private/v1/investors/[^/]+$", items_edit(lambda it: it.update(country="gb")))
+    got = outcome(lambda: via.private.investor(ident))
+    assert got.error is None, got.error
+    said = _findings(got.value, "unknown_value")
+    assert len(said) == 1 and "country not an ISO 3166 alpha-3 code" in said[0], said
+    assert "'gb' (1)" in said[0]
+    assert got.value["country"].tolist() == ["gb"]
+
+
+@pytest.mark.parametrize("call", ["search", "current"])
+def test_a_family_a_country_code_that_is_no_iso3_is_said(via, proxy, call):
+    skus = list(via.public.search(countries=["GBR"]).index[:3])
+    path = "^/api/v2/companies$" if call == "search" else "^/api/v2/companies/current$"
+    proxy.add(path, items_edit(lambda it: it.update(countryCodeIso3="GB")))
+    got = outcome(
+        lambda: (
+            via.public.search(countries=["GBR"]) if call == "search" else via.public.current(skus)
+        )
+    )
+    assert got.error is None, got.error
+    said = _findings(got.value, "unknown_value")
+    assert len(said) == 1 and said[0].startswith("countryCodeIso3 not an ISO 3166 alpha-3 code")
+    assert (got.value["countryCodeIso3"] == "GB").all()
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "last"),
+    [
+        ("portfolio", "first_invested", "last_invested"),
+        ("co_investors", "first_shared_date", "last_shared_date"),
+    ],
+)
+def test_a_first_date_after_the_last_is_said_and_kept(via, proxy, name, first, last):
+    ident = via.private.investors(limit=1)["id"].iloc[0]
+    call = getattr(via.private, name)
+    plain = outcome(lambda: call(ident))
+    assert plain.error is None and not plain.caught, plain.caught
+    assert len(plain.value)
+
+    proxy.add(
+        rf"/api/private/v1/investors/[^/]+/{name}$",
+        items_edit(lambda it: it.update({first: "2024-05-01", last: "2020-01-31"})),
+    )
+    got = outcome(lambda: call(ident))
+    assert got.error is None, got.error
+    said = _findings(got.value, "inverted_dates")
+    n = len(got.value)
+    assert len(said) == 1 and said[0].startswith(f"{first} after {last} in {n} of {n} rows: id ")
+    assert len(got.value) == len(plain.value)  # rows kept
+    assert (got.value[first].astype(str) == "2024-05-01").all()
