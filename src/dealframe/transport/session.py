@@ -773,6 +773,7 @@ class Transport:
             kind, _ = _classify(exc)
             failure = TransportError(self._failure_text(kind, exc), request=info, kind=kind)
         if failure is not None:
+            self.stats._add(calls=1, attempts=1, network=1)  # sent, and no HTTP answer
             raise failure
         self.stats._add(calls=1, attempts=1, network=1, bytes_received=len(content))
         return Response(
@@ -1200,6 +1201,9 @@ class Transport:
             if raw is not None:
                 raw.close()  # a response kept alive by a traceback would pin its socket open
         if failure is not None:
+            # sent (or tried) and no HTTP answer: an attempt all the same, counted as the
+            # answered ones are (a drop, a timeout, a cut body, a refused connection)
+            self.stats._add(attempts=1, network=1)
             error, kind, retryable, busy = failure
             logger.debug("%s %s -> %s attempt=%d", info.method, info.path, kind, attempt)
             if retryable:
