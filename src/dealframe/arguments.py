@@ -33,6 +33,7 @@ from typing import Any, ParamSpec, TypeAlias, TypeVar
 
 import numpy as np
 
+from dealframe._tokens import Tokens
 from dealframe.errors import (
     _CALL_SECRETS,
     CallError,
@@ -383,20 +384,21 @@ def _is_client(value: Any) -> bool:
     return all(hasattr(value, name) for name in ("public", "private", "settings"))
 
 
-def call_secrets() -> tuple[str, ...]:
-    """The tokens of the client whose call is running (:func:`client_call`), else ``()``.
+def call_secrets() -> Tokens:
+    """The tokens of the client whose call is running (:func:`client_call`), else none.
 
     Returns
     -------
-    tuple of str
+    Tokens
         What :func:`dealframe.contract.blanked` writes ``***`` in the call's findings, and
         every dealframe error made in the call in its message (the context variable is
-        :mod:`dealframe.errors`'s, which every module imports).
+        :mod:`dealframe.errors`'s, which every module imports). Iterating gives the tokens;
+        its ``repr`` hides them, so a traceback recording locals does not show them.
 
     Examples
     --------
     >>> call_secrets()
-    ()
+    Tokens(<none>)
     """
     return _CALL_SECRETS.get()
 
@@ -415,23 +417,23 @@ def client_call(secrets: Iterable[str]) -> Iterator[None]:
 
     Parameters
     ----------
-    secrets : iterable of str
+    secrets : Tokens or iterable of str
         The client's tokens (empty ones are skipped).
 
     Examples
     --------
-    >>> with client_call(["sk_live_0123456789abcdef", ""]):
-    ...     call_secrets()
-    ('sk_live_0123456789abcdef',)
-    >>> call_secrets()
-    ()
+    >>> with client_call(Tokens(["sk_live_0123456789abcdef", ""])):
+    ...     list(call_secrets())
+    ['sk_live_0123456789abcdef']
+    >>> len(call_secrets())
+    0
     """
     outer = _CALL_SECRETS.get()
-    added = tuple(dict.fromkeys(s for s in secrets if s and s not in outer))
-    if not added:
+    held = Tokens([*outer, *secrets])  # a Tokens, not a list: no traceback shows its items
+    if len(held) == len(outer):
         yield
         return
-    token = _CALL_SECRETS.set(outer + added)
+    token = _CALL_SECRETS.set(held)
     try:
         yield
     finally:
@@ -456,10 +458,10 @@ def carried(function: Callable[P, R]) -> Callable[P, R]:
 
     Examples
     --------
-    >>> with client_call(["sk_live_0123456789abcdef"]):
+    >>> with client_call(Tokens(["sk_live_0123456789abcdef"])):
     ...     later = carried(call_secrets)
-    >>> later(), call_secrets()
-    (('sk_live_0123456789abcdef',), ())
+    >>> list(later()), list(call_secrets())
+    (['sk_live_0123456789abcdef'], [])
     """
     secrets = _CALL_SECRETS.get()
     if not secrets:
@@ -473,8 +475,8 @@ def carried(function: Callable[P, R]) -> Callable[P, R]:
     return run
 
 
-def client_secrets(value: Any) -> tuple[str, ...]:
-    """The tokens of a client, or of one of its APIs (its transport's), else ``()``: what
+def client_secrets(value: Any) -> Tokens:
+    """The tokens of a client, or of one of its APIs (its transport's), else none: what
     :func:`client_call` is given for a call of it.
 
     Parameters
@@ -484,17 +486,17 @@ def client_secrets(value: Any) -> tuple[str, ...]:
 
     Returns
     -------
-    tuple of str
-        Its non-empty tokens.
+    Tokens
+        Its non-empty tokens, in a holder whose ``repr`` hides them.
 
     Examples
     --------
     >>> client_secrets(object())
-    ()
+    Tokens(<none>)
     """
     transport = getattr(value, "_transport", None) or getattr(value, "_t", None)
     secrets = getattr(transport, "_secrets", None)
-    return secrets if isinstance(secrets, tuple) else ()
+    return Tokens(secrets if isinstance(secrets, (tuple, Tokens)) else ())
 
 
 def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
@@ -557,7 +559,8 @@ def checked_keywords(function: Callable[P, R]) -> Callable[P, R]:
             if name in given and not _is_client(value) and not (none_ok and value is None):
                 raise ValidationError(name, "a dealframe.Client", got=type(value).__name__)
         owners = [given[name] for name in ("self", *clients) if name in given]
-        secrets = [s for owner in owners for s in client_secrets(owner)]
+        # held in a Tokens: a traceback recording locals shows this frame (issue 8)
+        secrets = Tokens(s for owner in owners for s in client_secrets(owner))
         if not secrets:
             return function(*args, **kwargs)
         with client_call(secrets):

@@ -12,7 +12,7 @@ from .errors import ValidationError
 from .private.api import PrivateApi
 from .public.api import PublicApi
 from .transport.cache import CacheControl
-from .transport.session import Transport, TransportStats
+from .transport.session import Transport, TransportStats, not_picklable
 
 __all__ = ["SANDBOX_SOURCE", "UNSET", "Client", "SandboxLike"]
 
@@ -269,7 +269,9 @@ allow_insecure_http, progress
         >>> client.close()
         >>> client.close()
         """
-        self._transport.close()
+        transport = getattr(self, "_transport", None)  # None: its construction failed
+        if transport is not None:
+            transport.close()
 
     def __enter__(self) -> Client:
         return self
@@ -277,5 +279,31 @@ allow_insecure_http, progress
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Refused with a :class:`~dealframe.errors.ConfigurationError` saying to create a
+        client in each process: a client holds open connections, worker threads and its
+        tokens (``pickle``, ``copy``, ``multiprocessing`` arguments).
+
+        Examples
+        --------
+        >>> import pickle
+        >>> pickle.dumps(Client("https://api.example.com", cache_enabled=False))
+        Traceback (most recent call last):
+        ...
+        dealframe.errors.ConfigurationError: a dealframe.Client cannot be pickled or copied ...
+        """
+        raise not_picklable()
+
     def __repr__(self) -> str:
-        return f"<dealframe.Client {self.settings.base_url!r} settings={self.settings!r}>"
+        """The base URL and the settings (each token as a fingerprint); a client whose
+        construction failed (seen in a traceback that records locals) says so.
+
+        Examples
+        --------
+        >>> Client.__new__(Client)
+        <dealframe.Client (not set up: its construction failed)>
+        """
+        settings = getattr(self, "settings", None)
+        if settings is None:
+            return "<dealframe.Client (not set up: its construction failed)>"
+        return f"<dealframe.Client {settings.base_url!r} settings={settings!r}>"

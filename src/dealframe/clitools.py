@@ -20,6 +20,7 @@ import contextlib
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -189,15 +190,19 @@ def show_warning(prog: str) -> Callable[..., None]:
 
 
 def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
-    """Check, without creating anything, that ``path`` is or can become a writable folder.
+    """Check that ``path`` is or can become a writable folder, creating no folder.
+
+    The nearest existing folder is proven writable by creating and removing an empty file
+    in it: permission bits say yes to root on a folder no file can be made in (``/proc``,
+    a read-only mount), which would otherwise fail only once the rows are pulled.
 
     Returns the folders that writing there would create, deepest first.
 
     Raises
     ------
     dealframe.errors.ValidationError
-        ``path`` or one of its parents is a file, or the nearest existing folder cannot be
-        written (named as ``option``).
+        ``path`` or one of its parents is a file, or no file can be created in the nearest
+        existing folder (named as ``option``, with the system's reason).
 
     Examples
     --------
@@ -217,6 +222,16 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
         raise ValidationError(option, f"{expected} ({folder} is a file)", got=str(path))
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValidationError(option, f"{expected} ({folder} cannot be written)", got=str(path))
+    try:  # the bits are not the proof: as root, os.access says yes to /proc
+        handle, probe = tempfile.mkstemp(prefix=".dealframe-", suffix=".probe", dir=folder)
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ValidationError(
+            option, f"{expected} ({folder} cannot be written: {why})", got=str(path)
+        ) from None
+    os.close(handle)
+    with contextlib.suppress(OSError):
+        os.remove(probe)
     return missing
 
 

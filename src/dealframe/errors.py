@@ -43,6 +43,8 @@ from typing import Any, Self
 import orjson
 from requests.structures import CaseInsensitiveDict
 
+from dealframe._tokens import Tokens
+
 __all__ = [
     "AmbiguousNameError",
     "ApiError",
@@ -79,8 +81,10 @@ _MISSING = object()
 _JSON_TYPES = (str, int, float, bool, list, dict, type(None))
 #: The tokens of the client whose call is running in this context: set by
 #: :func:`dealframe.arguments.client_call` (read with :func:`dealframe.arguments.call_secrets`),
-#: here because every error made in the call blanks them (:func:`_call_blanked`).
-_CALL_SECRETS: ContextVar[tuple[str, ...]] = ContextVar("dealframe_call_secrets", default=())
+#: here because every error made in the call blanks them (:func:`_call_blanked`). A
+#: :class:`~dealframe._tokens.Tokens`, which no traceback's record of locals shows.
+_NO_TOKENS = Tokens()  # immutable: one empty holder serves every context
+_CALL_SECRETS: ContextVar[Tokens] = ContextVar("dealframe_call_secrets", default=_NO_TOKENS)
 #: How an error message without ``details.deleted`` says an entity is soft-deleted.
 _SAYS_DELETED = re.compile(r"\b(?:is|was|been|soft)[- ]deleted\b", re.IGNORECASE)
 

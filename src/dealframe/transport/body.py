@@ -54,7 +54,7 @@ import re
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, NamedTuple
@@ -330,7 +330,7 @@ def _in_body(content: bytes, long: list[bytes], short: list[bytes]) -> bool:
     return re.search(rb"(?<!\\)(?:" + either + rb")(?!\s*:)", content) is not None
 
 
-def echoes(response: Any, secrets: tuple[str, ...] = (), doc: Any = _UNPARSED) -> str | None:
+def echoes(response: Any, secrets: Iterable[str] = (), doc: Any = _UNPARSED) -> str | None:
     """Where ``response`` holds a token: the one its request carried, or one of ``secrets``
     (the running call's, :func:`~dealframe.arguments.call_secrets`); None when it holds none.
 

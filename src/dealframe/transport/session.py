@@ -84,6 +84,7 @@ __all__ = [
     "Response",
     "Transport",
     "TransportStats",
+    "not_picklable",
     "resume",
 ]
 
@@ -282,6 +283,25 @@ class TransportStats:
 
     def __repr__(self) -> str:
         return f"TransportStats({self.snapshot()})"
+
+
+def not_picklable() -> ConfigurationError:
+    """The error of pickling (or copying) a client, one of its APIs or its transport: it
+    holds open connections, a worker pool and its tokens, which no other process can use.
+
+    Examples
+    --------
+    >>> print(not_picklable())
+    a dealframe.Client cannot be pickled or copied (nor its public or private parts): it \
+holds open connections, worker threads and its tokens; create a Client in each process \
+instead, with the same settings (the same arguments, or the DEALFRAME_* environment variables)
+    """
+    return ConfigurationError(
+        "a dealframe.Client cannot be pickled or copied (nor its public or private parts): it "
+        "holds open connections, worker threads and its tokens; create a Client in each "
+        "process instead, with the same settings (the same arguments, or the DEALFRAME_* "
+        "environment variables)"
+    )
 
 
 class _Bearer(requests.auth.AuthBase):
@@ -487,6 +507,9 @@ class Transport:
             f"Transport(base_url={self.settings.base_url!r}, "
             f"cache={'on' if self.settings.cache_enabled else 'off'})"
         )
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise not_picklable()  # a dealframe error, not "cannot pickle 'mappingproxy' object"
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -746,14 +769,15 @@ class Transport:
         dealframe.errors.ConfigurationError: ...
         """
         info = self._check(family, method, path)
-        chosen = self._token(family) if token is _UNSET else token
+        # the token straight into its _Bearer: no local of this frame holds it in clear
+        auth = None if token is None else _Bearer(self._token(family) if token is _UNSET else token)
         kwargs: dict[str, Any] = {
             "params": self._params(params),
             "allow_redirects": False,
             "timeout": (self.settings.connect_timeout, self.settings.read_timeout),
         }
-        if chosen is not None:
-            kwargs["auth"] = _Bearer(chosen)
+        if auth is not None:
+            kwargs["auth"] = auth
         if self._direct:
             kwargs["proxies"] = _NO_PROXIES
         if raw_body is not None or json is not None:
@@ -773,6 +797,7 @@ class Transport:
             kind, _ = _classify(exc)
             failure = TransportError(self._failure_text(kind, exc), request=info, kind=kind)
         if failure is not None:
+            self.stats._add(calls=1, attempts=1, network=1)  # sent, and no HTTP answer
             raise failure
         self.stats._add(calls=1, attempts=1, network=1, bytes_received=len(content))
         return Response(
@@ -802,11 +827,13 @@ class Transport:
             raise ValidationError(
                 "kind", f"one of {', '.join(self.settings.cache_expiry)}", got=kind
             )
-        token = self._token(family)
+        # the token goes straight into its _Bearer (whose repr hides it), never into a local
+        # of this frame: a traceback recording locals would show it (a body JSON refuses)
+        auth = _Bearer(self._token(family))
         expire = expiry_for(kind, self.settings.cache_expiry)
         use_cache = self.settings.cache_enabled and cache and expire is not None
         query = self._params(params)
-        kwargs: dict[str, Any] = {"params": query, "auth": _Bearer(token), "allow_redirects": False}
+        kwargs: dict[str, Any] = {"params": query, "auth": auth, "allow_redirects": False}
         if self._direct:
             kwargs["proxies"] = _NO_PROXIES
         body = canonical_json(json) if json is not None else None
@@ -1200,6 +1227,9 @@ class Transport:
             if raw is not None:
                 raw.close()  # a response kept alive by a traceback would pin its socket open
         if failure is not None:
+            # sent (or tried) and no HTTP answer: an attempt all the same, counted as the
+            # answered ones are (a drop, a timeout, a cut body, a refused connection)
+            self.stats._add(attempts=1, network=1)
             error, kind, retryable, busy = failure
             logger.debug("%s %s -> %s attempt=%d", info.method, info.path, kind, attempt)
             if retryable:

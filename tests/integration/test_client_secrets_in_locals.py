@@ -1,0 +1,183 @@
+"""Issue 8 in tracebacks that record local variables (pytest ``-l``, Sentry's default,
+``TracebackException(..., capture_locals=True)``): no token of a client is shown by a failing
+call of it, however it fails; a client whose construction failed has a repr; a client cannot
+be pickled, and says what to do instead.
+
+Over HTTP: a client with tokens of its own talks to the session sandbox through the drift
+proxy, which swaps them for the sandbox's (so a token found is the client's, never one the
+test or the sandbox holds).
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import secrets
+import socket
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+
+import dealframe
+from dealframe.client import Client
+from dealframe.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    DealframeError,
+    NotFoundError,
+    TransportError,
+    ValidationError,
+)
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import FAST, Proxy, api_error, fresh_rules, proxy  # noqa: F401 - fixtures
+
+#: The client's own tokens: module globals, so no frame of a test holds them as a local.
+PUBLIC = "locals-pub-" + secrets.token_hex(12)
+PRIVATE = "locals-priv-" + secrets.token_hex(12)
+#: Tokens the proxy does not know: the service refuses them (401).
+WRONG_PUBLIC = "locals-wrong-pub-" + secrets.token_hex(12)
+WRONG_PRIVATE = "locals-wrong-priv-" + secrets.token_hex(12)
+TOKENS = (PUBLIC, PRIVATE, WRONG_PUBLIC, WRONG_PRIVATE)
+PACKAGE = str(Path(dealframe.__file__).parent)
+UNKNOWN = "00000000-0000-0000-0000-000000000000"
+DEALS = "^/api/private/v1/transactions$"
+
+
+@pytest.fixture(scope="module")
+def client(sandbox: Any, proxy: Proxy) -> Iterator[Client]:
+    proxy.auth_map.update({PUBLIC: sandbox.public_token, PRIVATE: sandbox.private_key})
+    with Client(proxy.url, PUBLIC, PRIVATE, cache_enabled=False, **FAST) as made:
+        yield made
+
+
+def _frames(error: BaseException) -> Iterator[FrameType]:
+    """Every frame of ``error``'s traceback and of the errors chained to it."""
+    seen: set[int] = set()
+    chained: BaseException | None = error
+    while chained is not None and id(chained) not in seen:
+        seen.add(id(chained))
+        tb = chained.__traceback__
+        while tb is not None:
+            yield tb.tb_frame
+            tb = tb.tb_next
+        chained = chained.__cause__ or chained.__context__
+
+
+def _shown(value: Any, depth: int = 0) -> Iterator[str]:
+    """What an error tracker shows of a local: its repr, and the items of a list, tuple, set
+    or mapping one by one (as Sentry does, whatever their container's repr)."""
+    yield repr(value)
+    if depth >= 3 or isinstance(value, (str, bytes)):
+        return
+    if isinstance(value, Mapping):
+        for key, item in list(value.items()):
+            yield from _shown(key, depth + 1)
+            yield from _shown(item, depth + 1)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from _shown(item, depth + 1)
+
+
+def _leaks(error: BaseException) -> list[str]:
+    """Where a token shows: lines of the traceback formatted with its locals, and the locals
+    of dealframe's frames that hold one (item by item)."""
+    text = "".join(traceback.TracebackException.from_exception(error, capture_locals=True).format())
+    found = [line.strip()[:200] for line in text.splitlines() if any(t in line for t in TOKENS)]
+    for frame in _frames(error):
+        if not frame.f_code.co_filename.startswith(PACKAGE):
+            continue
+        for name, value in frame.f_locals.items():
+            if any(t in shown for shown in _shown(value) for t in TOKENS):
+                found.append(f"{frame.f_code.co_qualname}: {name}")
+    return found
+
+
+def _failure(call: Callable[[], Any]) -> DealframeError:
+    try:
+        call()
+    except DealframeError as error:
+        return error
+    raise AssertionError("the call did not fail")
+
+
+def _refusing_port() -> int:
+    """A loopback port nothing listens on (bound, then closed)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_404_shows_no_token_in_the_locals(client: Client) -> None:
+    error = _failure(lambda: client.private.company(UNKNOWN))
+    assert isinstance(error, NotFoundError)
+    assert _leaks(error) == []
+
+
+def test_a_401_shows_no_token_in_the_locals(proxy: Proxy) -> None:
+    with Client(proxy.url, WRONG_PUBLIC, WRONG_PRIVATE, cache_enabled=False, **FAST) as refused:
+        error = _failure(lambda: refused.private.company(UNKNOWN))
+    assert isinstance(error, AuthenticationError)
+    assert _leaks(error) == []
+
+
+def test_a_refused_connection_shows_no_token_in_the_locals() -> None:
+    url = f"http://127.0.0.1:{_refusing_port()}"
+    with Client(url, PUBLIC, PRIVATE, cache_enabled=False, **{**FAST, "retries": 1}) as gone:
+        error = _failure(lambda: gone.public.search())
+    assert isinstance(error, TransportError) and error.kind == "connection"
+    assert _leaks(error) == []
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c: c.public.search(countries=["gbr"]),  # refused before any request
+        lambda c: c.private.deals(deal_type="Ventrue"),  # refused after the discovery document
+    ],
+    ids=["before-sending", "after-discovery"],
+)
+def test_a_refused_argument_shows_no_token_in_the_locals(
+    client: Client, call: Callable[[Client], Any]
+) -> None:
+    error = _failure(lambda: call(client))
+    assert isinstance(error, ValidationError)
+    assert _leaks(error) == []
+
+
+def test_a_page_failing_on_a_worker_shows_no_token_in_the_locals(
+    client: Client,
+    proxy: Proxy,
+) -> None:
+    # page 2 fails for good on a worker thread: the error crosses the thread with its frames
+    proxy.add(DEALS, api_error(503, "SERVICE_UNAVAILABLE", "down"), page=2)
+    error = _failure(lambda: client.private.deals(limit=2_000))
+    assert proxy.count(DEALS) >= 2
+    assert _leaks(error) == []
+
+
+def test_a_client_whose_construction_failed_has_a_repr(sandbox: Any) -> None:
+    error = _failure(lambda: Client(sandbox.url, "bad token", "k", cache_enabled=False))
+    assert isinstance(error, ConfigurationError)
+    # the repr of the half-built client in the constructor's frames must not hide the error
+    text = "".join(traceback.TracebackException.from_exception(error, capture_locals=True).format())
+    assert "<dealframe.Client (not set up: its construction failed)>" in text
+    assert text.rstrip().splitlines()[-1].startswith("dealframe.errors.ConfigurationError:")
+
+
+def test_a_client_cannot_be_pickled_and_says_what_to_do(client: Client) -> None:
+    assert len(client.public.search()) > 0  # a client that has talked to the service
+    for part in (client, client.public, client.private):
+        with pytest.raises(ConfigurationError, match="create a Client in each process") as info:
+            pickle.dumps(part)
+        assert not any(t in str(info.value) for t in TOKENS)
+        assert _leaks(info.value) == []
+    with pytest.raises(ConfigurationError, match="cannot be pickled or copied"):
+        copy.copy(client)
+    assert len(client.public.search()) > 0  # and it still works
