@@ -127,7 +127,7 @@ def _sync(args: argparse.Namespace) -> int:
         if r.repaired:
             print(f"{'':<10} rebuilt: {r.repaired}")
         notes = (r.page_size_refused, r.page_from_0, r.page_asked_again, r.filter_strict)
-        for note in (*notes, r.stamped_ahead, r.rows_differ):
+        for note in (*notes, r.stamped_ahead, r.rows_differ, r.fields_absent):
             if note:
                 print(f"{'':<10} {note}")
     return 0

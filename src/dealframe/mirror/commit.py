@@ -7,7 +7,9 @@
   ``compact`` removes them).
 * An incremental sync upserts the changed rows by id (:func:`.table.upsert_rows`):
   a changed record's row replaces the stored one, a new one is inserted, a
-  soft-deleted one stays as a row with ``deleted`` true. When the pull holds
+  soft-deleted one stays as a row with ``deleted`` true. A row whose item lacked
+  documented fields (absent, not null: a tombstone) keeps the stored values of
+  those fields (:mod:`.absent`). When the pull holds
   only rows read again because of the overlap, they are compared with the
   stored ones: unchanged ones are left out, and when nothing is left no commit
   is made (the checkpoint has not moved either).
@@ -18,6 +20,7 @@ and the checkpoint move together or not at all.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 from deltalake import DeltaTable
 
+from .absent import absent_said, kept_values
 from .schema import arrow_schema, schema_problem
 from .store import Part, PartWriter, StagedRows, moved_in, staged_tables, step
 from .table import (
@@ -42,7 +46,7 @@ from .table import (
 if TYPE_CHECKING:
     from .ahead import StoredRows
 
-__all__ = ["commit_entity", "equal_rows", "unchanged_rereads"]
+__all__ = ["commit_entity", "equal_rows", "stored_rows", "unchanged_rereads"]
 
 #: Above this many staged rows, skip looking for unchanged re-reads (a big pull rewrites anyway).
 _COMPARE_MAX_ROWS = 50_000
@@ -79,6 +83,15 @@ def unchanged_rereads(
     new = rows.filter(pc.is_in(rows.column("id"), value_set=ids))
     if not new.num_rows:
         return pa.array([], pa.string())
+    stored = stored_rows(folder, table, new.schema, ids, ahead)
+    return pa.array(equal_rows(new, stored), pa.string())
+
+
+def stored_rows(
+    folder: Path, table: DeltaTable, schema: pa.Schema, ids: pa.Array, ahead: StoredRows | None
+) -> pa.Table:
+    """The table's rows whose id is in ``ids``, as ``schema`` (from ``ahead`` when it is
+    given, else from the data files)."""
     if ahead is not None:
         every = ahead.rows()
         stored = every.filter(pc.is_in(every.column("id"), value_set=ids))
@@ -87,13 +100,24 @@ def unchanged_rereads(
         # poorly (no is_in or take kernel; statistics compared as string_view): read them as
         # strings, find the rows by their ids, then take them
         dataset = ds.dataset(
-            [str(p) for p in data_files(folder, table)], format="parquet", schema=rows.schema
+            [str(p) for p in data_files(folder, table)], format="parquet", schema=schema
         )
         stored_ids = dataset.to_table(columns=["id"]).column("id")
         at = np.flatnonzero(pc.is_in(stored_ids, value_set=ids).to_numpy(zero_copy_only=False))
         stored = dataset.take(pa.array(at, pa.int64()))
-    stored = stored.select(new.column_names).cast(new.schema)
-    return pa.array(equal_rows(new, stored), pa.string())
+    return stored.select(schema.names).cast(schema)
+
+
+def _keep_table_values(
+    folder: Path, table: DeltaTable, rows: pa.Table, staged: StagedRows, ahead: StoredRows | None
+) -> pa.Table:
+    """``rows`` with the fields each lacked (absent, not null) filled from the table's row of
+    the same id (:func:`.absent.kept_values`), what was done noted in ``staged.said``."""
+    ids = pa.array(sorted(staged.absent), pa.string())
+    stored = stored_rows(folder, table, rows.schema, ids, ahead)
+    rows, kept, new = kept_values(rows, stored, staged.absent)
+    staged.said += absent_said(kept, new)
+    return rows
 
 
 def _final_files(staged: StagedRows, parts: list[Part]) -> list[tuple[Path, int]]:
@@ -156,6 +180,8 @@ def commit_entity(
     schema = arrow_schema(entity)
     if full:
         written = len(staged.latest)
+        if staged.absent:  # a new table: nothing to keep
+            staged.said += absent_said(Counter(), Counter(staged.absent.values()))
         operation = "repair" if reason else "full"
         props = commit_properties(
             operation,
@@ -185,6 +211,8 @@ def commit_entity(
             if staged.latest
             else schema.empty_table()
         )
+        if staged.absent:  # before the re-reads are compared: a tombstone re-read is no change
+            rows = _keep_table_values(folder, table, rows, staged, ahead)
         # Every upsert rewrites the data files holding the ids it replaces (Delta without
         # deletion vectors), so re-reads of the overlap cost nothing more to write along with
         # real changes. Only when the pull holds nothing newer than the checkpoint are they

@@ -38,12 +38,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..errors import ApiError, BadRequestError, ServiceContractError, ValidationError
 from ..notices import ServiceContractWarning, findings_held, user_stacklevel
 from ..transport.refusals import TOO_LARGE
-from .schema import api_entity
+from .schema import ABSENT, absent_columns, api_entity
 
 __all__ = ["ClientFetch", "Fetch", "FeedWalk", "client_fetch", "rows_lost", "PAGE_SIZE"]
 
@@ -129,7 +130,25 @@ class ClientFetch:
                 frame, total = first, first.attrs.get("total")
         self._check_ids(frame, page - 1 + self.origin)
         self._check_deleted(frame, page - 1 + self.origin)
+        self._mark_absent(frame)
         return frame, None if total is None else int(total)
+
+    def _mark_absent(self, frame: pd.DataFrame) -> None:
+        """Name, in the :data:`~dealframe.mirror.schema.ABSENT` column, the table columns each
+        row's item lacked (absent, not null: the page's ``attrs["absent"]``), so that the
+        merge keeps the table's values there (:mod:`.absent`); rows that lacked none hold an
+        empty tuple. No column when every item held every documented field."""
+        absent = frame.attrs.get("absent")
+        if not absent or not len(frame):
+            return
+        lacked: dict[str, list[str]] = {}
+        for name, ids in absent.items():
+            for ident in ids:
+                lacked.setdefault(ident, []).append(name)
+        marks = np.empty(len(frame), dtype=object)  # tuples, one per row (not a 2-D array)
+        for row, ident in enumerate(frame["id"].tolist()):
+            marks[row] = absent_columns(self.entity, lacked[ident]) if ident in lacked else ()
+        frame[ABSENT] = marks
 
     def _check_ids(self, frame: pd.DataFrame, page: int) -> None:
         """Refuse a page holding items without an ``id`` (absent, null or empty): the table

@@ -36,9 +36,11 @@ from ..frames.schemas import (
 )
 
 __all__ = [
+    "ABSENT",
     "ENTITIES",
     "PUBLIC_TABLES",
     "SCHEMA_VERSION",
+    "absent_columns",
     "api_entity",
     "arrow_schema",
     "columns",
@@ -55,6 +57,9 @@ SCHEMA_VERSION = 3
 ENTITIES: tuple[str, ...] = ("companies", "investors", "deals")
 #: The tables ``snapshot_public`` writes, as named in ``history`` and ``compact``.
 PUBLIC_TABLES: tuple[str, ...] = ("public/current", "public/time_series")
+#: A change-feed frame's column (never stored) naming, per row, the table columns its item
+#: lacked (absent, not null): a tuple of names, or missing (:mod:`.absent`).
+ABSENT = "_absent"
 _API = {"companies": "companies", "investors": "investors", "deals": "transactions"}
 _SCHEMAS: dict[str, Schema] = {
     "companies": COMPANY_LIST,
@@ -83,6 +88,19 @@ def api_entity(entity: str) -> str:
 def columns(entity: str) -> Schema:
     """The client's column specs of ``entity``'s list frame."""
     return _SCHEMAS[entity]
+
+
+def absent_columns(entity: str, fields: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The columns of ``entity``'s table that come from the documented top-level ``fields``
+    (``target`` gives ``target_id``, ``target_name`` ...), in the table's order.
+
+    Examples
+    --------
+    >>> absent_columns("deals", ["deal_multiples", "deal_type"])
+    ('deal_type', 'ev_revenue', 'ev_ebitda')
+    """
+    wanted = set(fields)
+    return tuple(c.name for c in _SCHEMAS[entity] if c.path[0] in wanted)
 
 
 def _arrow_type(col: Column) -> pa.DataType:

@@ -39,7 +39,7 @@ import pyarrow.parquet as pq
 
 from .durable import atomic_write, fsync_dir, fsync_file, private_dirs
 from .folders import log_lost
-from .schema import arrow_schema, to_arrow
+from .schema import ABSENT, arrow_schema, to_arrow
 
 __all__ = [
     "KEY",
@@ -221,7 +221,10 @@ class StagedRows:
     Tracks, per id, the position of its latest read, so that when the feed
     returned an id twice (it changed while pages were read) only the later
     version is committed; and, with ``reread_until`` (the previous checkpoint),
-    the ids whose latest read is stamped at or before it: re-reads of the overlap.
+    the ids whose latest read is stamped at or before it: re-reads of the overlap; and, in
+    ``absent``, the table columns each id's latest read lacked (absent from its item, not
+    null: the feed frame's :data:`~dealframe.mirror.schema.ABSENT` column), which the commit
+    fills with the table's values (:mod:`.absent`).
     """
 
     folder: Path
@@ -231,6 +234,8 @@ class StagedRows:
     reread_until: pd.Timestamp | None = None
     latest: dict[str, int] = field(default_factory=dict)
     reread: set[str] = field(default_factory=set)
+    absent: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    said: list[str] = field(default_factory=list)  # what the commit did with them
     position: int = 0
     duplicates: bool = False
     pending: pa.Table | None = None
@@ -256,6 +261,13 @@ class StagedRows:
             old = (frame["updated_at"] <= self.reread_until).to_numpy()
             for ident, is_old in zip(ids, old.tolist()):
                 (self.reread.add if is_old else self.reread.discard)(ident)
+        if ABSENT in frame.columns or self.absent:  # the latest read of each id says
+            marks = frame[ABSENT].tolist() if ABSENT in frame.columns else [()] * len(ids)
+            for ident, lacked in zip(ids, marks):
+                if isinstance(lacked, tuple) and lacked:
+                    self.absent[ident] = lacked
+                else:
+                    self.absent.pop(ident, None)
         assert self._writer is not None
         self._writer.write(to_arrow(frame, self.entity))
 

@@ -108,6 +108,10 @@ class EntityReport:
     it gives none) and ``table_rows`` the table's; ``rows_differ`` says why they may differ
     (both with a :class:`~dealframe.mirror.errors.MirrorDivergenceWarning`, unless records
     changed after the sync's last page, not yet in the table, explain the difference).
+    ``fields_absent`` says how many rows came without which documented fields (absent from
+    their items, not null: a tombstone of a deleted record, say): an incremental sync keeps
+    the table's values of those fields, and a row new to the table has them null (said with a
+    :class:`~dealframe.ServiceContractWarning`).
 
     Examples
     --------
@@ -149,6 +153,7 @@ class EntityReport:
     service_rows: int | None = None
     table_rows: int | None = None
     rows_differ: str | None = None
+    fields_absent: str | None = None
 
 
 @dataclass
@@ -644,6 +649,10 @@ def _sync_entity(
         problem,
     )
     report.filter_strict = walk.strict
+    if staged.said:  # rows that lacked documented fields: the table's values kept, or nulls
+        report.fields_absent = "; ".join(staged.said)
+        for text in staged.said:
+            said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))
     if walk.ahead:
         report.stamped_ahead = (
             f"{walk.ahead} row(s) stamped after {_iso(until)} (this machine's clock at the "

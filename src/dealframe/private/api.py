@@ -31,6 +31,7 @@ from ..arguments import (
     integer_in,
 )
 from ..contract import (
+    DOCUMENTED_FIELDS,
     Findings,
     dedupe_at,
     document_values,
@@ -42,6 +43,7 @@ from ..contract import (
     read_items,
     read_page,
     shaping,
+    typed_fields,
 )
 from ..errors import (
     ApiError,
@@ -252,6 +254,30 @@ limit : int, optional
 
 #: What ``deals(..., with_investors=True)`` reads of each single deal.
 _PROFILE_ONLY_FIELDS = ("id", "target", "investors")
+
+
+def _absent_keys(items: list[Any], entity: str) -> dict[str, np.ndarray]:
+    """The documented fields of ``entity`` some items lack (absent, not null): for each, a
+    boolean per item, True where it is absent. Empty when every item has every field (one
+    subset test per item: about 0.6 ms a page of 1,000 deals).
+
+    Examples
+    --------
+    >>> {k: v.tolist() for k, v in _absent_keys([{"id": "a", "name": None}, {"id": "b"}],
+    ...                                         "investors").items()}["name"]
+    [False, True]
+    """
+    if not items or typed_fields(items) is not None:  # typed rows hold every field
+        return {}
+    documented = DOCUMENTED_FIELDS[entity]
+    wanted = frozenset(documented)
+    if all(isinstance(i, dict) and i.keys() >= wanted for i in items):  # JSON objects
+        return {}
+    return {
+        name: lacks
+        for name in documented
+        if (lacks := np.fromiter((name not in i for i in items), bool, len(items))).any()
+    }
 
 
 def _single_deals(items: list[dict]) -> pd.DataFrame:
@@ -1122,7 +1148,9 @@ class PrivateApi:
         -------
         pandas.DataFrame
             The page's rows; ``attrs`` also holds the pagination meta (``page``, ``limit``,
-            ``returned``, ``total``, ``has_more``).
+            ``returned``, ``total``, ``has_more``), and ``absent``: the documented fields some
+            items lacked (absent, not null: their columns are null in those rows), each with
+            the ids of those rows (``{}`` when every item held every field).
 
         Examples
         --------
@@ -1155,7 +1183,12 @@ class PrivateApi:
             frame = shape.list_frame(entity, [shape.list_page_columns(entity, read.items)])
         missing_fields(keys_present(read.items), entity, found, n_items=len(read.items))
         built = len(frame)
+        lacking = _absent_keys(read.items, entity) if built == len(read.items) else {}
         frame, at = dedupe_at(frame, "id", found, np.arange(built), newest="updated_at")
+        absent: dict[str, list[Any]] = {}  # documented field -> ids of the items lacking it
+        if lacking:
+            ids = frame["id"].to_numpy(dtype=object)
+            absent = {name: ids[lacks[at]].tolist() for name, lacks in lacking.items()}
         say_kept(found, later, rows_kept(built, at))  # of the rows returned alone (the copy kept)
         document_values(frame, entity, found)  # a region, a country outside the document
         if read.page is not None and read.page != page:
@@ -1174,6 +1207,7 @@ class PrivateApi:
             returned=read.returned,
             total=read.total,
             has_more=read.has_more,
+            absent=absent,
         )
         found.report(strict=strict, partial=frame, expected=read.returned, received=len(read.items))
         if not len(frame) and (read.total == 0 or (read.total is None and page <= 1)):
