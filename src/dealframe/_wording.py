@@ -1,7 +1,8 @@
 """Counts in words: ``1 deal``, ``3,330 deals``, for every line a user reads.
 
 One helper for the report's page and stage lines, the charts' titles and alt text, and the
-command line's progress, so that none writes "1 deals" or "1 requests".
+command line's progress, so that none writes "1 deals" or "1 requests"; and the names a
+warning shows (:func:`names_shown`).
 
 Examples
 --------
@@ -11,7 +12,12 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["counted", "matching", "plural"]
+from collections.abc import Sequence
+
+__all__ = ["counted", "matching", "names_shown", "plural"]
+
+#: Names :func:`names_shown` shows (the others are counted).
+_SHOWN = 5
 
 
 def plural(n: float, noun: str, many: str | None = None) -> str:
@@ -59,3 +65,15 @@ def matching(matched: int, total: int, noun: str) -> str:
     ('1 of 1 bucket matches', '20 of 20 buckets match', '1 of 4 headline medians matches')
     """
     return f"{int(matched):,} of {counted(total, noun)} {plural(matched, 'matches', 'match')}"
+
+
+def names_shown(names: Sequence[str]) -> str:
+    """``2 names ('a', 'b')``: how many names, and the first five of them.
+
+    Examples
+    --------
+    >>> names_shown(["Acme"]), names_shown(list("abcdefg"))
+    ("1 name ('Acme')", "7 names ('a', 'b', 'c', 'd', 'e', ...)")
+    """
+    shown = ", ".join(repr(n) for n in names[:_SHOWN]) + (", ..." if len(names) > _SHOWN else "")
+    return f"{counted(len(names), 'name')} ({shown})"

@@ -2013,20 +2013,47 @@ def _unread(status: int, body: bytes, content_type: str | None) -> str:
 class AmbiguousNameError(DealframeError):
     """Names that resolved to several candidates when ``on_ambiguous="raise"`` was asked.
 
+    A name the service said ``ambiguous`` without listing any candidate (``unlisted``) has
+    none to choose from: the message says so, with the id the service served for it against
+    its ``match_type`` (``ids``), if any.
+
     Attributes
     ----------
     names : list of str
         The ambiguous queries, in input order.
+    unlisted : list of str
+        Those of them served without candidates.
+    ids : dict of str to str
+        The id the service served with an ambiguous name, by name (the document gives such
+        a name a null id).
 
     Examples
     --------
     >>> str(AmbiguousNameError(["Acme"]))
     "1 ambiguous name(s): 'Acme'; pass on_ambiguous='best' or inspect the candidates"
+    >>> print(AmbiguousNameError(["Acme"], unlisted=["Acme"], ids={"Acme": "c0ffee"}))
+    1 ambiguous name(s): 'Acme'; served without candidates, so none to choose from (on_ambiguous='best' leaves their id null): 'Acme'; ids the service served with them: 'Acme' -> 'c0ffee'
     """
 
-    def __init__(self, names: Sequence[str]) -> None:
+    def __init__(
+        self,
+        names: Sequence[str],
+        unlisted: Sequence[str] = (),
+        ids: Mapping[str, str] | None = None,
+    ) -> None:
         self.names = list(names)
-        super().__init__(
-            f"{len(self.names)} ambiguous name(s): {_listed([repr(n) for n in self.names])}; "
-            "pass on_ambiguous='best' or inspect the candidates"
-        )
+        self.unlisted = list(unlisted)
+        self.ids = dict(ids or {})
+        said = [f"{len(self.names)} ambiguous name(s): {_listed([repr(n) for n in self.names])}"]
+        if len(set(self.unlisted)) < len(set(self.names)):
+            said.append("pass on_ambiguous='best' or inspect the candidates")
+        if self.unlisted:
+            said.append(
+                "served without candidates, so none to choose from (on_ambiguous='best' "
+                f"leaves their id null): {_listed([repr(n) for n in self.unlisted])}"
+            )
+        shown = {n: i for n, i in self.ids.items() if n in set(self.names)}
+        if shown:
+            pairs = [f"{n!r} -> {i!r}" for n, i in shown.items()]
+            said.append(f"ids the service served with them: {_listed(pairs)}")
+        super().__init__("; ".join(said))

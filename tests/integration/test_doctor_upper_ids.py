@@ -9,10 +9,8 @@ checks compared pages by their ids as written.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -24,27 +22,15 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     outcome,
     proxy,
 )
+from test_drift_upper_ids import _upper, upper_case_ids  # the edits writing UUIDs upper case
 
 from dealframe.doctor import BREAKS, HOLDS
-
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-
-
-def _upper(value: Any) -> Any:
-    """``value`` (a parsed answer) with every UUID in it written in upper case."""
-    if isinstance(value, str):
-        return value.upper() if _UUID.fullmatch(value) else value
-    if isinstance(value, list):
-        return [_upper(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _upper(v) for k, v in value.items()}
-    return value
 
 
 def test_a_profile_whose_id_is_written_in_upper_case_is_the_company_asked(sandbox, proxy):
     """Only the profile's answer in upper case: the id the doctor asked for (from the list,
     in lower case) is the one served."""
-    proxy.add(r"^/api/private/v1/companies/[^/]+$", edit(_upper, "upper-case ids"))
+    proxy.add(r"^/api/private/v1/companies/[^/]+$", upper_case_ids())
     found = outcome(lambda: run_doctor(sandbox, proxy, family="B"))
     assert found.error is None, repr(found.error)
     check = by_name(found.value)["B.profile"]
@@ -54,10 +40,12 @@ def test_a_profile_whose_id_is_written_in_upper_case_is_the_company_asked(sandbo
 
 def test_every_id_in_upper_case_gives_the_verdicts_of_the_lower_case_service(sandbox, proxy):
     """Every answer's ids in upper case: each Family B check says what it says of the
-    service writing them in lower case (the client reads both alike)."""
+    service writing them in lower case (the client reads both alike). A guard: it passes on
+    the code before the doctor compared ids in one spelling too (no check it runs on the
+    sandbox told them apart then); the two tests around it are the ones that failed."""
     plain = outcome(lambda: run_doctor(sandbox, proxy, family="B"))
     assert plain.error is None, repr(plain.error)
-    proxy.add(r"^/api/private/v1/", edit(_upper, "upper-case ids"))
+    proxy.add(r"^/api/private/v1/", upper_case_ids())
     upper = outcome(lambda: run_doctor(sandbox, proxy, family="B"))
     assert upper.error is None, repr(upper.error)
     assert proxy.count(r"^/api/private/v1/companies/[^/]+$") > 0  # the profile was asked

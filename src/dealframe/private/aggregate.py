@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._vocab import AGGREGATE_METRICS, TIME_BUCKETS
 from ..contract import (
     Findings,
     _as_written,
@@ -248,6 +249,16 @@ def _meta_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
 
 #: The buckets whose labels have a form of their own (``none`` reads any label as ``all``).
 _LABELLED = ("month", "quarter", "year")
+#: ``meta.time_bucket`` words that plainly name a documented bucket, read as it.
+_BUCKET_SYNONYMS = {
+    "monthly": "month",
+    "quarterly": "quarter",
+    "yearly": "year",
+    "annual": "year",
+    "annually": "year",
+}
+#: The documented words of each ``meta`` member compared with the request.
+_DOCUMENTED = {"metric": AGGREGATE_METRICS, "time_bucket": TIME_BUCKETS}
 
 
 def _folded(value: Any) -> Any:
@@ -255,19 +266,38 @@ def _folded(value: Any) -> Any:
     return value.strip().casefold() if isinstance(value, str) else value
 
 
+def _documented(name: str, value: Any) -> str | None:
+    """The documented word (:data:`~dealframe._vocab.AGGREGATE_METRICS`,
+    :data:`~dealframe._vocab.TIME_BUCKETS`) a ``meta`` member ``name`` written ``value``
+    is: case and spaces aside, a plain synonym of a bucket read as it; None for any other
+    spelling.
+
+    Examples
+    --------
+    >>> _documented("time_bucket", " Quarterly"), _documented("time_bucket", "Q")
+    ('quarter', None)
+    >>> _documented("metric", "EV_Revenue"), _documented("metric", "EV/Revenue")
+    ('ev_revenue', None)
+    """
+    word = _folded(value)
+    if name == "time_bucket":
+        word = _BUCKET_SYNONYMS.get(word, word)
+    return word if word in _DOCUMENTED[name] else None
+
+
 def _read_as(items: list[Any], asked: str, served: Any) -> str:
     """The time bucket an aggregate's labels are read as: the one ``asked``, unless some
-    label is none of its buckets while every label is one of the bucket the answer's
-    ``meta.time_bucket`` says it ``served`` (the labels' own form).
+    label is none of its buckets while every label is one of the documented bucket the
+    answer's ``meta.time_bucket`` says it ``served`` (the labels' own form).
 
     Examples
     --------
     >>> _read_as([{"bucket": "2021-Q2"}], "quarter", "month")  # quarters, whatever meta says
     'quarter'
-    >>> _read_as([{"bucket": "2021-05"}, {"bucket": "2021-06"}], "year", "month")
+    >>> _read_as([{"bucket": "2021-05"}, {"bucket": "2021-06"}], "year", "Monthly")
     'month'
     """
-    kind = _folded(served)
+    kind = _documented("time_bucket", served)
     if kind == asked or kind not in _LABELLED or asked not in _LABELLED:
         return asked
     labels = [item.get("bucket") for item in items if isinstance(item, Mapping)]
@@ -280,36 +310,58 @@ def _read_as(items: list[Any], asked: str, served: Any) -> str:
 
 def _asked_said(
     meta: Mapping[str, Any], asked: Mapping[str, Any], read_as: str, found: Findings
-) -> None:
+) -> dict[str, Any]:
     """Say an aggregate ``meta`` whose ``metric`` or ``time_bucket`` is not the one
-    ``asked`` (case and spaces aside; one absent or null is not compared): a
-    ``wrong_entity`` finding naming each, and how the buckets are read (``read_as``).
+    ``asked`` (one absent or null is not compared), and return the ``attrs`` that keep the
+    words served: ``meta_metric``, ``meta_time_bucket`` (each when not written as asked),
+    ``labels_read_as`` (when the labels are read as another bucket than the one asked).
+
+    Another documented word (:func:`_documented`) is a ``wrong_entity`` finding naming
+    both; any other spelling (``Q``, ``EV/Revenue``) an ``unknown_value`` (how the service
+    answers every time: the answer stays in the HTTP cache), read as the word asked. Case,
+    spaces and a plain synonym (``quarterly``) are the word asked, silently.
 
     Examples
     --------
     >>> found = Findings("POST /x")
-    >>> _asked_said({"metric": "ev_ebitda", "time_bucket": "Quarter"},
+    >>> _asked_said({"metric": "ev_ebitda", "time_bucket": "Quarterly"},
     ...             {"metric": "ev_revenue", "time_bucket": "quarter"}, "quarter", found)
+    {'meta_metric': 'ev_ebitda', 'meta_time_bucket': 'Quarterly'}
     >>> print(found.items[0].message)
-    meta.metric is 'ev_ebitda', not the 'ev_revenue' asked: the answer may be of another aggregate than the one asked (attrs hold what was asked; the labels are read as quarters)
+    meta.metric is 'ev_ebitda', not the 'ev_revenue' asked: the answer may be of another aggregate than the one asked (attrs['metric'] and attrs['time_bucket'] hold what was asked, attrs['meta_metric'] and attrs['meta_time_bucket'] what meta says; the labels are read as quarters)
     """
-    differ = [
-        f"meta.{name} is {quoted(meta[name], 50)}, not the {quoted(value, 50)} asked"
-        for name, value in asked.items()
-        if value is not None
-        and meta.get(name) is not None
-        and _folded(meta[name]) != _folded(value)
-    ]
-    if not differ:
-        return
+    kept: dict[str, Any] = {}
+    differ, unknown = [], []
+    for name, value in asked.items():
+        served = meta.get(name)
+        if value is None or served is None:
+            continue
+        if served != value:
+            kept[f"meta_{name}"] = served
+        word = _documented(name, served)
+        if word is None:
+            unknown.append(
+                f"meta.{name} is {quoted(served, 50)}, no {name} the interface document "
+                f"gives: read as the {quoted(value, 50)} asked"
+            )
+        elif word != value:
+            differ.append(f"meta.{name} is {quoted(served, 50)}, not the {quoted(value, 50)} asked")
+    if read_as != asked.get("time_bucket"):
+        kept["labels_read_as"] = read_as
     how = "read as one bucket, all" if read_as == "none" else f"read as {read_as}s"
     if read_as != asked.get("time_bucket"):
-        how += " (their own form: they are none of the buckets asked)"
-    found.add(
-        "wrong_entity",
-        f"{'; '.join(differ)}: the answer may be of another aggregate than the one asked "
-        f"(attrs hold what was asked; the labels are {how})",
-    )
+        how += " (their own form: they are none of the buckets asked; attrs['labels_read_as'])"
+    held = " and ".join(f"attrs[{key!r}]" for key in kept if key.startswith("meta_"))
+    if differ:
+        found.add(
+            "wrong_entity",
+            f"{'; '.join(differ)}: the answer may be of another aggregate than the one asked "
+            f"(attrs['metric'] and attrs['time_bucket'] hold what was asked, {held} what meta "
+            f"says; the labels are {how})",
+        )
+    if unknown:
+        found.add("unknown_value", f"{'; '.join(unknown)} ({held} as served)")
+    return kept
 
 
 def _higher_cut(threshold: int | None) -> str:
@@ -412,10 +464,14 @@ def read_aggregate(
     request : RequestInfo or requests.PreparedRequest, optional
         Named by a shaping error.
     metric : str, optional
-        The metric asked for. ``meta.metric`` and ``meta.time_bucket`` not those asked are
-        a ``wrong_entity`` finding; ``attrs`` hold what was asked, and the labels are read
-        as the bucket asked (as the one ``meta`` says only when every label is one of its
-        buckets and some label none of the bucket asked).
+        The metric asked for. ``meta.metric`` and ``meta.time_bucket`` another documented
+        word than the one asked are a ``wrong_entity`` finding, any other spelling an
+        ``unknown_value`` (:func:`_asked_said`); ``attrs["metric"]`` and
+        ``attrs["time_bucket"]`` hold what was asked, ``attrs["meta_metric"]`` and
+        ``attrs["meta_time_bucket"]`` what ``meta`` says when not written as asked. The
+        labels are read as the bucket asked, or as the one ``meta`` says when every label is
+        one of its buckets and some label none of the bucket asked
+        (``attrs["labels_read_as"]`` then names it).
     threshold : bool
         Whether a ``small_n_threshold`` the answer lacks is a finding (the doctor says it in
         a check of its own).
@@ -463,10 +519,11 @@ def read_aggregate(
     # says and not the one asked), and attrs say what was asked: meta saying otherwise is said
     asked = {"metric": metric, "time_bucket": time_bucket}
     read_as = _read_as(items, time_bucket, meta.get("time_bucket"))
-    _asked_said(meta, asked, read_as, found)
+    served = _asked_said(meta, asked, read_as, found)
     held = {**meta, **{k: v for k, v in asked.items() if v is not None}, "time_bucket": read_as}
     with shaping(request, endpoint, found), rows_said_later() as later:
         frame = shape.aggregate_frame(items, held)
+    frame.attrs.update(time_bucket=time_bucket, **served)  # what was asked, what was served
     unread = [
         label
         for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from .._wording import plural
+from .._wording import names_shown, plural
 from ..arguments import choice
 from ..contract import Findings, keys_present, missing_fields, outside_vocabulary, shaping
 from ..errors import (
@@ -39,7 +39,7 @@ from ..provenance import attach
 from ..transport.paging import FATAL_ERRORS, ItemFailure, map_concurrent
 from ..transport.refusals import said as _said
 from ..transport.refusals import smaller_size
-from .resolved import check_matches, names_shown
+from .resolved import check_matches
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -570,7 +570,13 @@ class Resolver:
             what="names",
         )
         if on_ambiguous == "raise" and ambiguous.any():
-            raise AmbiguousNameError(matches.loc[ambiguous, "query"].tolist())
+            asked = matches.loc[ambiguous, "query"].tolist()
+            listed = set(candidates["query"].dropna())  # names with a candidate to choose
+            raise AmbiguousNameError(
+                asked,
+                unlisted=[q for q in dict.fromkeys(asked) if q not in listed],
+                ids=matches.attrs["ids_denied"],
+            )
         return Resolution(matches, candidates)
 
     def _batches(

@@ -3,7 +3,7 @@
 The interface document: "For ``exact``, ``id`` is set. For ``ambiguous`` and ``no_match``,
 ``id`` is null", and "For ``ambiguous``, a ``candidates`` array of ``{id: uuid, ...}`` is
 added". A result that says otherwise is a finding (:func:`check_matches`), never a silent
-null id or an id the ``match_type`` denies.
+null id, an id the ``match_type`` denies, or an id lost without a trace.
 """
 
 from __future__ import annotations
@@ -13,25 +13,13 @@ from typing import Any
 
 import pandas as pd
 
-from .._wording import counted, plural
+from .._wording import counted, names_shown, plural
 from ..contract import Findings
 
-__all__ = ["check_matches", "names_shown"]
+__all__ = ["check_matches"]
 
-#: Names a finding shows (the others are counted).
+#: Pairs of a name and an id a finding shows (the others are in ``attrs["ids_denied"]``).
 _SHOWN = 5
-
-
-def names_shown(names: Sequence[str]) -> str:
-    """``2 names ('a', 'b')``: how many names, and the first five of them.
-
-    Examples
-    --------
-    >>> names_shown(["Acme"]), names_shown(list("abcdefg"))
-    ("1 name ('Acme')", "7 names ('a', 'b', 'c', 'd', 'e', ...)")
-    """
-    shown = ", ".join(repr(n) for n in names[:_SHOWN]) + (", ..." if len(names) > _SHOWN else "")
-    return f"{counted(len(names), 'name')} ({shown})"
 
 
 def _blank(value: Any) -> bool:
@@ -50,18 +38,34 @@ def _candidates_written(record: Mapping[str, Any]) -> str | None:
     return "empty" if isinstance(listed, list) and not listed else None
 
 
+def _pairs_shown(ids: Mapping[str, str]) -> str:
+    """``'a' -> 'id', ...``: the first names and the ids served with them.
+
+    Examples
+    --------
+    >>> _pairs_shown({"Acme": "5f38873f-6e1c-4d6f-ad87-e6977cda30ba"})
+    "'Acme' -> '5f38873f-6e1c-4d6f-ad87-e6977cda30ba'"
+    """
+    pairs = [f"{name!r} -> {value!r}" for name, value in list(ids.items())[:_SHOWN]]
+    return ", ".join(pairs) + (", ..." if len(ids) > _SHOWN else "")
+
+
 def check_matches(
     records: Sequence[Mapping[str, Any]], matches: pd.DataFrame, found: Findings
 ) -> None:
     """Check each resolve result against what its ``match_type`` implies, each way they
     differ a finding naming the names (each once, a repeated name too):
 
-    - ``exact`` without an ``id`` (null, absent or empty): ``null_field``; its ``id`` is null;
-    - ``ambiguous`` or ``no_match`` with an ``id``: ``wrong_shape``; the ``id`` is set null, as
-      the document has it (an ambiguous name's ids are its candidates': ``on_ambiguous="best"``
-      still takes the best of them);
+    - ``exact`` without an ``id`` (null, absent, or blank text): ``null_field``; its ``id``
+      is null (blank text too);
+    - ``ambiguous`` or ``no_match`` with an ``id``: ``unknown_value`` (how the service
+      answers every time: the answer stays in the HTTP cache); the ``id`` is set null in
+      its row, as the document has it, and kept, by name, in ``matches.attrs["ids_denied"]``
+      (``{}`` when none was), the finding quoting the first of them. An ambiguous name's ids
+      are its candidates': ``on_ambiguous="best"`` still takes the best of them;
     - ``ambiguous`` whose ``candidates`` are absent, null or empty: ``missing_field``; no
-      candidate to choose from, so its ``id`` stays null whatever ``on_ambiguous``;
+      candidate to choose from, so its ``id`` stays null whatever ``on_ambiguous`` (an id
+      the service served with it is in ``attrs["ids_denied"]``);
     - candidates without an ``id``: ``missing_field``; they are rows of the candidates frame
       with a null ``id`` (one that ``on_ambiguous="best"`` finds best leaves the name's
       ``id`` null).
@@ -79,13 +83,13 @@ def check_matches(
     Examples
     --------
     >>> from dealframe.frames.private import resolve_frames
-    >>> served = [{"query": "a", "id": None, "match_type": "exact"},
+    >>> served = [{"query": "a", "id": " ", "match_type": "exact"},
     ...           {"query": "b", "id": "x", "match_type": "no_match"}]
     >>> matches, _ = resolve_frames(served)
     >>> found = Findings("POST /x")
     >>> check_matches(served, matches, found)
-    >>> [f.kind for f in found], matches["id"].isna().tolist()
-    (['null_field', 'wrong_shape'], [True, True])
+    >>> [f.kind for f in found], matches["id"].isna().tolist(), matches.attrs["ids_denied"]
+    (['null_field', 'unknown_value'], [True, True], {'b': 'x'})
     """
     kinds = matches["match_type"].astype(object).to_numpy()
     queries = matches["query"].astype(object).to_numpy()
@@ -100,18 +104,24 @@ def check_matches(
             f"id null or absent where match_type is 'exact' (the interface document sets it): "
             f"{names(idless)} resolved without an id",
         )
+        matches.loc[matches.index[idless], "id"] = pd.NA  # blank text is no id either
     denied = [
         i
         for i, kind in enumerate(kinds)
         if kind in ("ambiguous", "no_match") and not _blank(records[i].get("id"))
     ]
+    # the ids as the frame reads them (one spelling), by name: a repeated name once
+    read = matches["id"].astype(object).to_numpy()
+    ids = {str(queries[i]): read[i] for i in denied if not pd.isna(read[i])}
+    matches.attrs["ids_denied"] = ids
     if denied:
         said = sorted({str(kinds[i]) for i in denied})
         found.add(
-            "wrong_shape",
+            "unknown_value",
             f"id set where match_type is {' or '.join(map(repr, said))} (the interface document "
-            f"gives them a null id): {names(denied)}; the id is left null (an ambiguous "
-            "name's ids are its candidates')",
+            f"gives them a null id): {names(denied)}; the id is left null and kept in "
+            f"matches.attrs['ids_denied'] ({_pairs_shown(ids)}; an ambiguous name's ids are "
+            "its candidates')",
         )
         matches.loc[matches.index[denied], "id"] = pd.NA
     ambiguous = [i for i, kind in enumerate(kinds) if kind == "ambiguous"]
@@ -121,11 +131,17 @@ def check_matches(
         if written is not None:
             unlisted.setdefault(written, []).append(i)
     for written, rows in unlisted.items():
+        picked = [i for i in rows if str(queries[i]) in ids]
         found.add(
             "missing_field",
             f"candidates {written} where match_type is 'ambiguous' (the interface document "
             f"lists them): {names(rows)} {plural(len(set(queries[rows])), 'has', 'have')} no "
-            "candidate to choose from: the id is left null",
+            "candidate to choose from: the id is left null"
+            + (
+                f" (the id served with {names(picked)} is in matches.attrs['ids_denied'])"
+                if picked
+                else ""
+            ),
         )
     firsts = {str(queries[i]): i for i in reversed(ambiguous)}  # a repeated name: once
     blank = [
