@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import urllib3
 
-__all__ = ["budget_text", "failure_text", "reason", "resolver_busy", "unresolved"]
+__all__ = ["budget_text", "failure_text", "reason", "refused", "resolver_busy", "unresolved"]
 
 _QUERY = re.compile(r"\?[^\s'\")]*")
 _ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
@@ -83,7 +83,16 @@ def _cut_short(exc: BaseException) -> str:
     return ""
 
 
-def _refused(exc: BaseException) -> bool:
+def refused(exc: BaseException) -> bool:
+    """Whether a connection was refused (nothing listens at the base URL's host and port).
+
+    Examples
+    --------
+    >>> refused(OSError(ConnectionRefusedError(111, "Connection refused")))
+    True
+    >>> refused(TimeoutError("timed out"))
+    False
+    """
     return any(isinstance(err, ConnectionRefusedError) for err in _chain(exc))
 
 
@@ -235,7 +244,7 @@ def failure_text(
                 f"{host} for the time being ({said or 'temporary failure in name resolution'})"
                 f": check {check} and your network"
             )
-        if _refused(exc):
+        if refused(exc):
             return (
                 f"cannot connect to {base_url} (connection refused): check {check} and that "
                 "the service is running"

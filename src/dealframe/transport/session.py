@@ -73,7 +73,13 @@ from dealframe.transport.cache import (
     requesting,
 )
 from dealframe.transport.deadline import BodyDeadlineExceeded, read_body
-from dealframe.transport.failures import budget_text, failure_text, resolver_busy, unresolved
+from dealframe.transport.failures import (
+    budget_text,
+    failure_text,
+    refused,
+    resolver_busy,
+    unresolved,
+)
 from dealframe.transport.paging import WorkerPool, closed_error, on_worker
 from dealframe.transport.ratelimit import RateGate, clock_text, utc_in
 from dealframe.transport.stragglers import Latencies
@@ -323,10 +329,18 @@ class _Bearer(requests.auth.AuthBase):
 #: likely a network without DNS than a passing hiccup, so a call tries at most twice.
 RESOLVER_RETRIES = 1
 
+#: Retries of a call whose connection is refused while its client has had no HTTP answer
+#: yet: nothing listening at the base URL's port is a wrong URL or a service not started far
+#: more often than a restart, so such a call fails after one retry (about a second) with
+#: what to check, not after ``retries`` with backoff (about 10 s). Once the service has
+#: answered this client, a refused connection is a restart: the call's ``retries`` apply.
+REFUSED_RETRIES = 1
+
 
 class _Retry(Exception):
     """Internal: this attempt failed in a retryable way (``resolver``: the resolver failed
-    for the time being, see :data:`RESOLVER_RETRIES`)."""
+    for the time being, see :data:`RESOLVER_RETRIES`; ``refused``: the connection was
+    refused, see :data:`REFUSED_RETRIES`)."""
 
     def __init__(
         self,
@@ -335,12 +349,14 @@ class _Retry(Exception):
         retry_after: float | None = None,
         *,
         resolver: bool = False,
+        refused: bool = False,
     ) -> None:
         super().__init__(kind)
         self.error = error
         self.kind = kind
         self.retry_after = retry_after
         self.resolver = resolver
+        self.refused = refused
 
 
 class _StaleCache(Exception):
@@ -501,6 +517,9 @@ class Transport:
             settings.max_workers, returned=self._after_cache, starting=self._starting
         )
         self._closed = False
+        #: Whether the service has sent this transport an HTTP answer (any status): until it
+        #: has, a refused connection is retried once only (:data:`REFUSED_RETRIES`).
+        self._answered = False
 
     def __repr__(self) -> str:
         return (
@@ -869,6 +888,7 @@ class Transport:
         attempt = 0
         spare = 0  # a straggler's second send: it does not use up a retry
         resolver_failures = 0  # temporary resolver failures (EAI_AGAIN) of this call
+        refusals = 0  # connections refused in this call
         while True:
             answer, resumed = resumed, None
             if answer is not None:  # its attempts were made elsewhere: its body, judged here
@@ -932,6 +952,12 @@ class Transport:
                 note = (  # each try cost the resolver's own time-out: not one more
                     f"a temporary resolver failure on {resolver_failures} tries of this "
                     "call: not retried further"
+                )
+            refusals += failure.refused
+            if note is None and refusals > REFUSED_RETRIES and not self._answered:
+                note = (  # nothing listens there: a wrong URL or port, or no service yet
+                    f"refused on {refusals} tries, and the service has not answered this "
+                    "client yet: not retried further"
                 )
             if note is not None:
                 self.stats._add(failures=1)
@@ -1222,6 +1248,7 @@ class Transport:
                 kind,
                 retryable,
                 kind == "connection" and resolver_busy(exc),
+                kind == "connection" and refused(exc),
             )
         finally:
             if raw is not None:
@@ -1230,12 +1257,15 @@ class Transport:
             # sent (or tried) and no HTTP answer: an attempt all the same, counted as the
             # answered ones are (a drop, a timeout, a cut body, a refused connection)
             self.stats._add(attempts=1, network=1)
-            error, kind, retryable, busy = failure
+            error, kind, retryable, busy, shut = failure
             logger.debug("%s %s -> %s attempt=%d", info.method, info.path, kind, attempt)
             if retryable:
-                raise _Retry(error, kind, 0.0 if kind == "straggler" else None, resolver=busy)
+                wait = 0.0 if kind == "straggler" else None
+                raise _Retry(error, kind, wait, resolver=busy, refused=shut)
             raise error
         assert raw is not None
+        if not getattr(raw, "from_cache", False):
+            self._answered = True  # the service is there: a refused connection is a restart
         from_cache = bool(getattr(raw, "from_cache", False))
         headers = CaseInsensitiveDict(raw.headers)
         status = raw.status_code
