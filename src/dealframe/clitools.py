@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import re
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,7 @@ from .errors import (
     reworded,
     without_python_types,
 )
+from .notices import DealframeWarning
 from .sandbox.arguments import MAX_SCALE, SCALE_MEMORY
 
 __all__ = [
@@ -192,9 +195,9 @@ def show_warning(prog: str) -> Callable[..., None]:
 def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
     """Check that ``path`` is or can become a writable folder, creating no folder.
 
-    The nearest existing folder is proven writable by creating and removing an empty file
-    in it: permission bits say yes to root on a folder no file can be made in (``/proc``,
-    a read-only mount), which would otherwise fail only once the rows are pulled.
+    The nearest existing folder is proven writable by making a file in it
+    (:func:`_probe_write`): permission bits say yes to root on a folder no file can be made
+    in (``/proc``), which would otherwise fail only once the rows are pulled.
 
     Returns the folders that writing there would create, deepest first.
 
@@ -210,8 +213,8 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
     >>> base = Path(tempfile.mkdtemp())
     >>> [p.name for p in check_folder(base / "a" / "b", "-o")]
     ['b', 'a']
-    >>> (base / "a").exists()
-    False
+    >>> (base / "a").exists(), list(base.iterdir())
+    (False, [])
     """
     folder, missing = expanded_path(path, option).absolute(), []
     while not folder.exists() and folder != folder.parent:
@@ -223,16 +226,58 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValidationError(option, f"{expected} ({folder} cannot be written)", got=str(path))
     try:  # the bits are not the proof: as root, os.access says yes to /proc
-        handle, probe = tempfile.mkstemp(prefix=".dealframe-", suffix=".probe", dir=folder)
+        _probe_write(folder)
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
         raise ValidationError(
             option, f"{expected} ({folder} cannot be written: {why})", got=str(path)
         ) from None
-    os.close(handle)
-    with contextlib.suppress(OSError):
-        os.remove(probe)
     return missing
+
+
+#: What ``open(folder, O_TMPFILE)`` fails with where the file system or kernel has no
+#: unnamed files (``/proc`` says EOPNOTSUPP): a named probe is made instead.
+_NO_TMPFILE = frozenset({errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL})
+
+
+def _probe_write(folder: Path) -> None:
+    """Make a file in ``folder`` and let it go: an unnamed one (``O_TMPFILE``, Linux) where
+    the system has them, so nothing is left even where no file can be removed (a folder
+    made append-only with ``chattr +a``); else a named ``.dealframe-*.probe``, removed at
+    once, with a :class:`~dealframe.notices.DealframeWarning` naming it when it cannot be.
+
+    Raises
+    ------
+    OSError
+        No file can be made in ``folder``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _probe_write(folder)
+    >>> list(folder.iterdir())
+    []
+    """
+    unnamed = getattr(os, "O_TMPFILE", 0)
+    if unnamed:
+        try:
+            os.close(os.open(folder, unnamed | os.O_WRONLY, 0o600))
+            return
+        except OSError as exc:
+            if exc.errno not in _NO_TMPFILE:
+                raise
+    handle, probe = tempfile.mkstemp(prefix=".dealframe-", suffix=".probe", dir=folder)
+    os.close(handle)
+    try:
+        os.remove(probe)
+    except OSError as exc:
+        warnings.warn(
+            f"the empty file {probe}, made to check that {folder} can be written, cannot be "
+            f"removed ({exc.strerror or type(exc).__name__}): remove it by hand",
+            DealframeWarning,
+            stacklevel=2,
+        )
 
 
 def add_sandbox_options(parser: argparse.ArgumentParser, *, scale: float = 1.0) -> None:

@@ -13,7 +13,7 @@ import numbers
 import os
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_RETRIES",
     "DEFAULT_RETRY_AFTER_MAX",
     "ENV_VARS",
+    "Expiry",
     "SETTING_MAXIMUMS",
     "Settings",
     "SettingsFields",
@@ -368,7 +369,44 @@ def _check_expiry(value: Any) -> Mapping[str, float]:
             name, seconds, minimum=0, maximum=SETTING_MAXIMUMS["cache_expiry"]
         )
     merged["changefeed"] = 0  # a change feed is never served from cache
-    return MappingProxyType(merged)
+    return Expiry(merged)
+
+
+class Expiry(Mapping[str, float]):
+    """:attr:`Settings.cache_expiry`: seconds per endpoint kind, read-only.
+
+    Unlike a ``types.MappingProxyType`` it can be pickled and deep-copied, so a
+    :class:`Settings` can be too (``pickle``, ``copy.deepcopy``, ``dataclasses.asdict``).
+
+    Examples
+    --------
+    >>> import copy, pickle
+    >>> expiry = Expiry({"current": 60.0})
+    >>> pickle.loads(pickle.dumps(expiry)) == copy.deepcopy(expiry) == {"current": 60.0}
+    True
+    >>> expiry
+    Expiry({'current': 60.0})
+    """
+
+    __slots__ = ("_seconds",)
+
+    def __init__(self, seconds: Mapping[str, float]) -> None:
+        self._seconds = dict(seconds)
+
+    def __getitem__(self, kind: str) -> float:
+        return self._seconds[kind]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._seconds)
+
+    def __len__(self) -> int:
+        return len(self._seconds)
+
+    def __reduce__(self) -> tuple[type[Expiry], tuple[dict[str, float]]]:
+        return (type(self), (dict(self._seconds),))
+
+    def __repr__(self) -> str:
+        return f"Expiry({self._seconds!r})"
 
 
 def _check_backoff(base: float, cap: float) -> None:
@@ -488,7 +526,9 @@ class Settings:
         suffix); default :func:`default_cache_path`.
     cache_expiry : mapping
         Seconds per endpoint kind (at most 365 days), merged over
-        :data:`DEFAULT_CACHE_EXPIRY`; ``changefeed`` is always 0 (never cached).
+        :data:`DEFAULT_CACHE_EXPIRY`; ``changefeed`` is always 0 (never cached). Held as a
+        read-only :class:`Expiry`, so settings can be pickled and deep-copied (the tokens
+        with them, in clear: treat the bytes as the tokens).
     allow_insecure_http : bool
         Permit ``http://`` to a non-loopback host.
     progress : bool, optional
@@ -638,28 +678,42 @@ class Settings:
         >>> s.cache_enabled, s.max_workers
         (False, 3)
         """
-        env = os.environ if env is None else env
-        if not isinstance(env, Mapping):
+        try:
+            return cls(**_env_values(cls, env, overrides))
+        except ConfigurationError as err:
+            # cut where no frame holds a token: those below hold the values read (tokens
+            # included) and the environment, which a traceback recording locals would show
+            err.__context__ = None
+            raise err.with_traceback(None) from None
+
+
+def _env_values(
+    cls: type[Settings], env: Mapping[str, str] | None, overrides: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The keyword arguments of :meth:`Settings.from_env`'s settings: the variables of
+    ``env`` (``os.environ`` when None) that are set, each read and checked, then
+    ``overrides``."""
+    if env is not None and not isinstance(env, Mapping):
+        raise ConfigurationError(
+            "env must be a mapping of environment variable names to values (like "
+            f"os.environ), got {type(env).__name__}",
+            field="env",
+        )
+    _known(cls, overrides)
+    values: dict[str, Any] = {}
+    for name, var in ENV_VARS.items():
+        raw = (os.environ if env is None else env).get(var)  # never the environment as a local
+        if raw is not None and not isinstance(raw, str):
             raise ConfigurationError(
-                "env must be a mapping of environment variable names to values (like "
-                f"os.environ), got {type(env).__name__}",
-                field="env",
+                f"{var} must be a string, got {type(raw).__name__}", field=name
             )
-        _known(cls, overrides)
-        values: dict[str, Any] = {}
-        for name, var in ENV_VARS.items():
-            raw = env.get(var)
-            if raw is not None and not isinstance(raw, str):
-                raise ConfigurationError(
-                    f"{var} must be a string, got {type(raw).__name__}", field=name
-                )
-            if raw is None or raw.strip() == "" or name in overrides:
-                continue
-            values[name] = _from_text(name, var, raw.strip())
-            if name in ("public_token", "private_key"):
-                _check_token(name, values[name], source=var)
-        values.update(overrides)
-        return cls(**values)
+        if raw is None or raw.strip() == "" or name in overrides:
+            continue
+        values[name] = _from_text(name, var, raw.strip())
+        if name in ("public_token", "private_key"):
+            _check_token(name, values[name], source=var)
+    values.update(overrides)
+    return values
 
 
 def _known(cls: type[Settings], names: Mapping[str, Any]) -> None:

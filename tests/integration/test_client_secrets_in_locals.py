@@ -11,6 +11,8 @@ test or the sandbox holds).
 from __future__ import annotations
 
 import copy
+import dataclasses
+import os
 import pickle
 import secrets
 import socket
@@ -36,7 +38,14 @@ from dealframe.errors import (
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import FAST, Proxy, api_error, fresh_rules, proxy  # noqa: F401 - fixtures
+from _drift_proxy import (  # noqa: F401 - fixtures
+    FAST,
+    Proxy,
+    api_error,
+    drop_connection,
+    fresh_rules,
+    proxy,
+)
 
 #: The client's own tokens: module globals, so no frame of a test holds them as a local.
 PUBLIC = "locals-pub-" + secrets.token_hex(12)
@@ -97,6 +106,20 @@ def _leaks(error: BaseException) -> list[str]:
             if any(t in shown for shown in _shown(value) for t in TOKENS):
                 found.append(f"{frame.f_code.co_qualname}: {name}")
     return found
+
+
+def _env_leaks(error: BaseException) -> list[str]:
+    """What :func:`_leaks` finds, and the frames holding the process environment."""
+    found = _leaks(error)
+    for frame in _frames(error):
+        for name, value in frame.f_locals.items():
+            if value is os.environ or (isinstance(value, Mapping) and _ENV_MARK in value):
+                found.append(f"{frame.f_code.co_qualname}: {name} (the environment)")
+    return found
+
+
+#: A variable set in the environment of the construction tests, to find it in a frame.
+_ENV_MARK = "DEALFRAME_LOCALS_TEST_MARK"
 
 
 def _failure(call: Callable[[], Any]) -> DealframeError:
@@ -181,3 +204,94 @@ def test_a_client_cannot_be_pickled_and_says_what_to_do(client: Client) -> None:
     with pytest.raises(ConfigurationError, match="cannot be pickled or copied"):
         copy.copy(client)
     assert len(client.public.search()) > 0  # and it still works
+
+
+@pytest.mark.parametrize("how", ["refused", "dropped"])
+def test_a_failing_doctor_shows_no_token_in_the_locals(proxy: Proxy, how: str) -> None:
+    # the doctor held each family's token in a loop variable while its checks ran
+    if how == "refused":
+        url = f"http://127.0.0.1:{_refusing_port()}"
+    else:  # the service is reached, then every connection is dropped unanswered
+        url = proxy.url
+        proxy.add("^/api/", drop_connection())
+    with Client(url, PUBLIC, PRIVATE, cache_enabled=False, **{**FAST, "retries": 1}) as sick:
+        error = _failure(lambda: dealframe.doctor(sick))
+    assert isinstance(error, TransportError)
+    assert _leaks(error) == []
+
+
+@pytest.mark.parametrize(
+    ("env", "given"),
+    [
+        ({}, {"read_timeout": -1}),
+        ({"DEALFRAME_MAX_WORKERS": "abc"}, {}),
+        ({"DEALFRAME_MAX_WORKERS": "0"}, {}),
+        ({"DEALFRAME_PUBLIC_TOKEN": PUBLIC + "\u2013"}, {}),
+        ({"DEALFRAME_PRIVATE_KEY": PRIVATE + " x"}, {}),
+        ({}, {"cache_expiry": {"curent": 5}}),
+        ({}, {"backoff_base": 10.0, "backoff_cap": 1.0}),
+    ],
+    ids=[
+        "timeout",
+        "workers",
+        "workers-range",
+        "non-ascii-token",
+        "spaced-key",
+        "expiry",
+        "backoff",
+    ],
+)
+def test_a_failing_construction_shows_no_env_token_nor_the_environment(
+    sandbox: Any, monkeypatch: Any, env: dict[str, str], given: dict[str, Any]
+) -> None:
+    # the tokens come from the environment, as a deployment sets them: no frame of the
+    # error may hold them, nor the environment (which holds every other secret of the process)
+    monkeypatch.setenv("DEALFRAME_BASE_URL", sandbox.url)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", PUBLIC)
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", PRIVATE)
+    monkeypatch.setenv(_ENV_MARK, "1")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    error = _failure(lambda: Client(cache_enabled=False, **given))
+    assert isinstance(error, ConfigurationError)
+    assert _env_leaks(error) == []
+    error = _failure(lambda: dealframe.Settings.from_env(**given))
+    assert isinstance(error, ConfigurationError)
+    assert _env_leaks(error) == []
+    # the same environment, fixed, makes a client that talks to the sandbox
+    for name in env:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", sandbox.public_token)
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", sandbox.private_key)
+    with Client(cache_enabled=False, **FAST) as fixed:
+        assert len(fixed.public.search()) > 0
+
+
+def test_a_part_can_be_shallow_copied_and_the_message_says_what_cannot(client: Client) -> None:
+    shallow = copy.copy(client.public)  # shares the transport: harmless, and kept
+    assert shallow._t is client.public._t and len(shallow.search()) > 0
+    for part in (client.public, client.public_v1, client.private):
+        with pytest.raises(ConfigurationError, match="pickled or deep-copied") as info:
+            copy.deepcopy(part)
+        assert "public_v1" in str(info.value)
+
+
+def test_the_settings_can_be_pickled_and_make_a_client_elsewhere(client: Client) -> None:
+    settings = client.settings
+    for again in (
+        pickle.loads(pickle.dumps(settings)),
+        copy.deepcopy(settings),
+        dealframe.Settings(**dataclasses.asdict(settings)),
+    ):
+        assert again == settings and again.public_token == PUBLIC  # the tokens travel
+        assert dict(again.cache_expiry) == dict(settings.cache_expiry)
+        assert PUBLIC not in repr(again)
+        with Client(**dataclasses.asdict(again)) as made:
+            assert len(made.private.deals(limit=3)) == 3
+
+
+def test_the_transport_holds_its_tokens_where_no_repr_shows_them(client: Client) -> None:
+    held = client.public._t._secrets
+    assert PUBLIC in held and PRIVATE in held and len(held) == 2
+    assert not any(t in repr(held) for t in TOKENS)
+    assert not isinstance(held, (tuple, list))  # an error tracker shows their items one by one

@@ -37,7 +37,6 @@ from dealframe.clitools import (
     EXIT_OK,
     UsageError,
     add_sandbox_options,
-    check_folder,
     say,
     service_client,
 )
@@ -293,7 +292,7 @@ def _run(args: argparse.Namespace) -> int:
         raise renamed(exc, "-o") from None
     plan = _Plan(thing, options, tokens_to_values(rest, known), output, known)
     plan.check_offline()
-    made = check_folder(output.path.parent, "-o")  # created when the file is written
+    made = output.creates  # checked by check_output; created when the file is written
     log = (lambda line: None) if options.quiet else say
     bars = False if options.quiet else None  # page bars only on a terminal, never with --quiet
     try:

@@ -54,10 +54,12 @@ EXCEL_MAX_ROWS = 1_048_576
 
 @dataclass(frozen=True)
 class Output:
-    """A checked output file: its path and format."""
+    """A checked output file: its path and format, and the folders writing it creates
+    (deepest first; :func:`~dealframe.clitools.check_folder`)."""
 
     path: Path
     format: str
+    creates: tuple[Path, ...] = ()
 
 
 @checked_keywords
@@ -105,8 +107,8 @@ def _checked_output(path: Any, argument: str) -> Output:
     if FORMATS[suffix] == "xlsx":
         with needs_extra(".xlsx output", "excel", "openpyxl"):
             import openpyxl  # noqa: F401
-    check_folder(target.parent, argument)
-    return Output(target, FORMATS[suffix])
+    creates = check_folder(target.parent, argument)
+    return Output(target, FORMATS[suffix], tuple(creates))
 
 
 def _frame(frame: Any) -> pd.DataFrame:

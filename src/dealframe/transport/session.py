@@ -43,6 +43,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from requests.structures import CaseInsensitiveDict
 
+from dealframe._tokens import Tokens
 from dealframe._version import __version__
 from dealframe.arguments import checked_methods
 from dealframe.config import SETTING_MAXIMUMS, Settings, _is_loopback, default_cache_path
@@ -298,15 +299,16 @@ def not_picklable() -> ConfigurationError:
     Examples
     --------
     >>> print(not_picklable())
-    a dealframe.Client cannot be pickled or copied (nor its public or private parts): it \
-holds open connections, worker threads and its tokens; create a Client in each process \
-instead, with the same settings (the same arguments, or the DEALFRAME_* environment variables)
+    a dealframe.Client cannot be pickled or copied, nor its public, public_v1 or private \
+parts pickled or deep-copied: it holds open connections, worker threads and its tokens; \
+create a Client in each process instead, with the same settings (the same arguments, the \
+DEALFRAME_* environment variables, or its pickled settings)
     """
     return ConfigurationError(
-        "a dealframe.Client cannot be pickled or copied (nor its public or private parts): it "
-        "holds open connections, worker threads and its tokens; create a Client in each "
-        "process instead, with the same settings (the same arguments, or the DEALFRAME_* "
-        "environment variables)"
+        "a dealframe.Client cannot be pickled or copied, nor its public, public_v1 or private "
+        "parts pickled or deep-copied: it holds open connections, worker threads and its "
+        "tokens; create a Client in each process instead, with the same settings (the same "
+        "arguments, the DEALFRAME_* environment variables, or its pickled settings)"
     )
 
 
@@ -473,7 +475,7 @@ class Transport:
         self._latencies = Latencies()
         # blanked out of what this transport shows, and out of the findings of each call of
         # its client (dealframe.arguments.client_call: for the call's duration, kept nowhere)
-        self._secrets = tuple(t for t in (settings.public_token, settings.private_key) if t)
+        self._secrets = Tokens([settings.public_token, settings.private_key])
         # A loopback base URL is reached directly: an HTTP_PROXY from the environment would
         # otherwise carry the token in clear text to the proxy host (and a proxy cannot reach
         # this machine's loopback anyway).
