@@ -158,9 +158,16 @@ def _endpoint(url: Url, state: SandboxState) -> Callable[[Request], Awaitable[Re
     required = url.body == "required"
 
     async def endpoint(request: Request) -> Response:
-        body = {} if url.body == "none" else parse_body(await read_body(request), required=required)
-        parsed = ApiRequest(request.url.path, request.path_params, request.query_params, body)
-        return Response(await run_in_threadpool(url.handler, parsed, state), media_type=_JSON)
+        raw = b"" if url.body == "none" else await read_body(request)
+
+        def answer() -> bytes:
+            # parsed in the worker thread with the handler: a large body (up to 1 MiB) is
+            # never read on the event loop, where every other request would wait for it
+            body = {} if url.body == "none" else parse_body(raw, required=required)
+            parsed = ApiRequest(request.url.path, request.path_params, request.query_params, body)
+            return url.handler(parsed, state)
+
+        return Response(await run_in_threadpool(answer), media_type=_JSON)
 
     return endpoint
 

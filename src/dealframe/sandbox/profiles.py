@@ -578,6 +578,20 @@ def _asked_extra(handler: Handler) -> Handler:
     return wrapped
 
 
+def _extra_document(request: ApiRequest, doc: dict) -> dict:
+    """The served document lists the names this profile's handlers take: ``extra_field`` in
+    each profile read's ``fields``, the extra series in the time-series bodies' ``fields``."""
+    for item in doc["paths"].values():
+        for operation in item.values():
+            for param in operation.get("parameters", ()):
+                if param["name"] == "fields":
+                    param["schema"]["items"]["enum"].append(EXTRA_B)
+    for name, schema in doc["components"]["schemas"].items():
+        if name.endswith("TimeSeriesBody"):
+            schema["properties"]["fields"]["items"]["enum"].extend(EXTRA_SERIES)
+    return doc
+
+
 def _extra_fields() -> TableChange:
     tag_a, tag_b = _after(_tag_items(EXTRA_A)), _after(_tag_items(EXTRA_B))
     current = partial(public.group_current_data, derived=_extra_current)
@@ -597,6 +611,7 @@ def _extra_fields() -> TableChange:
             lambda h: _after(_series_answer)(_around(_series_request)(h)),
         ),
         _edit("GET", f"{_B}/(companies|investors|transactions)/{{id}}", _asked_extra),
+        _edit("GET", "/openapi.json", _after(_extra_document)),
         _edit("GET", _ALL_B, tag_b),
         _edit("POST", _ALL_B, tag_b),
     )

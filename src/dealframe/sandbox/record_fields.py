@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .openapi import _ORG_COMMON, NAMED, _company_profile, _deal_fields, _n
-from .vocab import DEAL_SUBTYPES, DEAL_TYPES, PARTICIPANT_FIELDS
+from .vocab import DEAL_SUBTYPES, DEAL_TYPES, ISO3_PATTERN, PARTICIPANT_FIELDS, matches
 
 __all__ = ["misfit"]
 
@@ -41,7 +41,6 @@ JSON = dict[str, Any]
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
-_ISO3 = "^[A-Z]{3}$"
 _BOOL: JSON = {"type": "boolean"}
 
 #: A participant: the document's (``Participant``), its ``website`` and ``short_name`` also
@@ -59,7 +58,7 @@ _PARTICIPANT: JSON = {
 def _orgs() -> dict[str, JSON]:
     props = dict(_company_profile()["properties"])
     del props["deal_activity"]  # computed, not stored
-    props["country"] = {**_ORG_COMMON["country"], "pattern": _ISO3}
+    props["country"] = {**_ORG_COMMON["country"], "pattern": ISO3_PATTERN}
     props["founded"] = {**props["founded"], "minimum": 1, "maximum": 9999}
     props["employee_count"] = {**props["employee_count"], "minimum": 0}
     return {**props, "_company": _BOOL, "_investor": _BOOL}
@@ -123,7 +122,7 @@ def _fits(schema: JSON, value: Any) -> bool:
     if kind == "string":
         if not isinstance(value, str) or not _formatted(schema.get("format"), value):
             return False
-        return "pattern" not in schema or re.search(schema["pattern"], value) is not None
+        return "pattern" not in schema or matches(schema["pattern"], value)
     if kind in ("integer", "number"):
         if not _number(value) or (kind == "integer" and type(value) is not int):
             return False
@@ -154,7 +153,7 @@ def _describe(schema: JSON) -> str:
         said = "an ISO timestamp YYYY-MM-DDTHH:MM:SS with its offset"
     elif kind == "string" and fmt == "uuid":
         said = "a UUID string"
-    elif kind == "string" and schema.get("pattern") == _ISO3:
+    elif kind == "string" and schema.get("pattern") == ISO3_PATTERN:
         said = "an ISO 3166-1 alpha-3 code (3 capital letters)"
     elif kind == "string":
         said = "a string"

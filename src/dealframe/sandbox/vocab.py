@@ -16,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "is_iso3",
     "is_month",
     "is_sku",
+    "matches",
 ]
 
 # ---------------------------------------------------------------------------- document values
@@ -296,13 +298,23 @@ SKU_PATTERNS: dict[str, str] = {
     "v1": f"^{_SKU_PART}_{_SKU_PART}$",
     "v2": f"^{_SKU_PART}-[A-Z]{{3}}([.][1-9][0-9]*)?$",
 }
-_COMPILED = {
-    text: re.compile(text) for text in (ISO3_PATTERN, MONTH_PATTERN, *SKU_PATTERNS.values())
-}
 
 
-def _matches(pattern: str, value: str) -> bool:
-    return _COMPILED[pattern].fullmatch(value) is not None
+@functools.lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def matches(pattern: str, value: str) -> bool:
+    """Whether the whole of ``value`` matches ``pattern``, written in the document's dialect
+    (``^...$``, as :data:`ISO3_PATTERN`): what a handler accepts is what the document allows.
+
+    Examples
+    --------
+    >>> matches(ISO3_PATTERN, "USA"), matches(ISO3_PATTERN, "USA\\n")
+    (True, False)
+    """
+    return _compiled(pattern).fullmatch(value) is not None
 
 
 def is_sku(value: str, version: str) -> bool:
@@ -315,7 +327,7 @@ def is_sku(value: str, version: str) -> bool:
     >>> is_sku("ACME-USA.01", "v2"), is_sku("NASDAQ_ACME\\n", "v1")
     (False, False)
     """
-    return _matches(SKU_PATTERNS[version], value)
+    return matches(SKU_PATTERNS[version], value)
 
 
 def is_iso3(value: str) -> bool:
@@ -326,7 +338,7 @@ def is_iso3(value: str) -> bool:
     >>> is_iso3("USA"), is_iso3("usa"), is_iso3("USA\\n")
     (True, False, False)
     """
-    return _matches(ISO3_PATTERN, value)
+    return matches(ISO3_PATTERN, value)
 
 
 def is_month(value: str) -> bool:
@@ -337,7 +349,7 @@ def is_month(value: str) -> bool:
     >>> is_month("2024-12"), is_month("0000-00"), is_month("2024-13")
     (True, False, False)
     """
-    return _matches(MONTH_PATTERN, value)
+    return matches(MONTH_PATTERN, value)
 
 
 # ---------------------------------------------------------------------------- limits

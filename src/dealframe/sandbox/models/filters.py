@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import Problems, json_type, json_value
-from ..vocab import DEAL_SUBTYPES, DEAL_TYPES, ISO3_PATTERN, MAX_IDS, REGIONS, is_iso3
+from ..vocab import DEAL_SUBTYPES, DEAL_TYPES, ISO3_PATTERN, MAX_IDS, REGIONS, matches
 
 __all__ = [
     "Condition",
@@ -40,6 +40,8 @@ __all__ = [
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+#: How a refusal names a :attr:`FilterSpec.pattern` (any other: the pattern itself).
+_PATTERN_WORDS = {ISO3_PATTERN: "an ISO 3166 alpha-3 code (three capital letters)"}
 _FRACTION = re.compile(r"[T ]\d{2}:\d{2}:\d{2}[.,]([0-9]+)")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _MICROSECOND = dt.timedelta(microseconds=1)
@@ -49,9 +51,9 @@ _MICROSECOND = dt.timedelta(microseconds=1)
 class FilterSpec:
     """One filter field: its type, operators, enum values and note.
 
-    ``pattern`` is the one the values of an ``array_string`` filter must match
+    ``pattern`` is the one each value of an ``array_string`` filter must match whole
     (:data:`~dealframe.sandbox.vocab.ISO3_PATTERN` for the country filters), or None; the
-    OpenAPI document states the same pattern.
+    handler checks any pattern given, and the OpenAPI document states the same one.
     """
 
     field: str
@@ -257,12 +259,11 @@ def _value(spec: FilterSpec, op: str, value: Any, where: str, problems: Problems
                 problems.add(f"{where}: at most {MAX_IDS} ids per request, got {len(value)}")
                 return None
             return list(dict.fromkeys(v.lower() for v in value))
-        if spec.pattern == ISO3_PATTERN:
-            bad = [v for v in value if not is_iso3(v)]
+        if spec.pattern is not None:
+            bad = [v for v in value if not matches(spec.pattern, v)]
             if bad:
-                problems.add(
-                    f"{where}: {bad[0]!r} is not an ISO 3166 alpha-3 code (three capital letters)"
-                )
+                rule = _PATTERN_WORDS.get(spec.pattern, f"a match of {spec.pattern}")
+                problems.add(f"{where}: {bad[0]!r} is not {rule}")
                 return None
         if spec.values is not None:
             bad = [v for v in value if v not in spec.values]
