@@ -400,7 +400,8 @@ def call_secrets() -> Tokens:
     >>> call_secrets()
     Tokens(<none>)
     """
-    return _CALL_SECRETS.get()
+    held = _CALL_SECRETS.get()
+    return held if isinstance(held, Tokens) else Tokens(held)
 
 
 @contextmanager
@@ -428,7 +429,7 @@ def client_call(secrets: Iterable[str]) -> Iterator[None]:
     >>> len(call_secrets())
     0
     """
-    outer = _CALL_SECRETS.get()
+    outer = call_secrets()
     held = Tokens([*outer, *secrets])  # a Tokens, not a list: no traceback shows its items
     if len(held) == len(outer):
         yield

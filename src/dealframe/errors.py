@@ -43,8 +43,6 @@ from typing import Any, Self
 import orjson
 from requests.structures import CaseInsensitiveDict
 
-from dealframe._tokens import Tokens
-
 __all__ = [
     "AmbiguousNameError",
     "ApiError",
@@ -81,10 +79,10 @@ _MISSING = object()
 _JSON_TYPES = (str, int, float, bool, list, dict, type(None))
 #: The tokens of the client whose call is running in this context: set by
 #: :func:`dealframe.arguments.client_call` (read with :func:`dealframe.arguments.call_secrets`),
-#: here because every error made in the call blanks them (:func:`_call_blanked`). A
-#: :class:`~dealframe._tokens.Tokens`, which no traceback's record of locals shows.
-_NO_TOKENS = Tokens()  # immutable: one empty holder serves every context
-_CALL_SECRETS: ContextVar[Tokens] = ContextVar("dealframe_call_secrets", default=_NO_TOKENS)
+#: here because every error made in the call blanks them (:func:`_call_blanked`).
+#: ``client_call`` sets a :class:`~dealframe._tokens.Tokens`, which no traceback's record of
+#: locals shows (this module, shared with the sandbox, imports no other dealframe module).
+_CALL_SECRETS: ContextVar[Iterable[str]] = ContextVar("dealframe_call_secrets", default=())
 #: How an error message without ``details.deleted`` says an entity is soft-deleted.
 _SAYS_DELETED = re.compile(r"\b(?:is|was|been|soft)[- ]deleted\b", re.IGNORECASE)
 

@@ -210,6 +210,7 @@ def current_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
     return build_frame(as_records(items, "current"), CURRENT_DATA, index="sku")
 
 
+@checked_keywords
 def month_ordinal(value: Any) -> int | None:
     """The month a time-series key or period names (``YYYY-MM``, or ``YYYY-MM-DD`` read as
     its month), as the frames read it: months since 1970-01; None when it names none (the
