@@ -1376,7 +1376,7 @@ def outside_vocabulary(
     odd = values[values.notna() & ~values.isin(list(vocabulary))]
     counts = dict(Counter(odd.tolist()).most_common())
     if counts:
-        shown = ", ".join(f"{value!r} ({n:,})" for value, n in list(counts.items())[:5])
+        shown = ", ".join(f"{quoted(value, 20)} ({n:,})" for value, n in list(counts.items())[:5])
         more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
         found.add(
             "unknown_value",
@@ -1395,7 +1395,6 @@ VOCABULARY_FIELDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "companies": {"region": REGIONS},
     "investors": {"region": REGIONS},  # a profile holds the company profile fields
     "transactions": {"target_region": REGIONS},
-    "deals_with_role": {"target_region": REGIONS},
 }
 #: Columns the document types as ISO 3166 alpha-3 codes, by answer (sections 2.1 and 2.2).
 ISO3_FIELDS: Mapping[str, tuple[str, ...]] = {
@@ -1453,7 +1452,9 @@ def _not_iso3(frame: pd.DataFrame, name: str, found: Findings, where: str | None
         return
     values = frame[name].astype(object)
     present = values[values.notna()]
-    odd = present[[not (isinstance(v, str) and _ISO3.fullmatch(v)) for v in present]]
+    unique = pd.unique(present.to_numpy(dtype=object))  # each value checked once, not each row
+    wrong = [v for v in unique if not (isinstance(v, str) and _ISO3.fullmatch(v))]
+    odd = present[present.isin(wrong)] if wrong else present.iloc[:0]
     if not len(odd):
         return
     counts = Counter(odd.tolist()).most_common()

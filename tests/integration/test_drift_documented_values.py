@@ -111,3 +111,39 @@ def test_a_first_date_after_the_last_is_said_and_kept(via, proxy, name, first, l
     assert len(said) == 1 and said[0].startswith(f"{first} after {last} in {n} of {n} rows: id ")
     assert len(got.value) == len(plain.value)  # rows kept
     assert (got.value[first].astype(str) == "2024-05-01").all()
+
+
+def test_a_company_investor_whose_first_round_is_after_its_last_is_said(via, proxy):
+    ident = via.private.companies(limit=50)["id"].tolist()
+    company, plain = next(
+        (i, frame)
+        for i, frame in ((i, via.private.company_investors(i)) for i in ident)
+        if len(frame)  # a company with investors
+    )
+
+    proxy.add(
+        r"/api/private/v1/companies/[^/]+/investors$",
+        items_edit(
+            lambda it: it.update(first_round_date="2024-05-01", last_round_date="2020-01-31")
+        ),
+    )
+    got = outcome(lambda: via.private.company_investors(company))
+    assert got.error is None, got.error
+    said = _findings(got.value, "inverted_dates")
+    n = len(got.value)
+    assert n == len(plain)  # rows kept
+    assert len(said) == 1, got.value.attrs["findings"]
+    assert said[0].startswith(f"first_round_date after last_round_date in {n} of {n} rows: id ")
+    assert (got.value["first_round_date"].astype(str) == "2024-05-01").all()
+
+
+def test_a_region_of_any_length_is_quoted_cut(via, proxy):
+    long = "Caribbean" + "x" * 50_000
+    proxy.add(r"/api/private/v1/companies$", items_edit(lambda it: it.update(region=long)))
+    got = outcome(lambda: via.private.companies(limit=50))
+    assert got.error is None, got.error
+    said = _findings(got.value, "unknown_value")
+    assert len(said) == 1 and said[0].startswith("region outside Africa, "), said
+    assert "'Caribbean" in said[0] and "(50)" in said[0]
+    assert len(said[0]) < 500, len(said[0])  # the value cut, not quoted whole
+    assert (got.value["region"] == long).all()  # the value kept as served

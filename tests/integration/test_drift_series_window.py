@@ -97,13 +97,37 @@ def test_months_outside_beside_real_ones_are_said_and_dropped(via, proxy):
         )
         assert got.error is None, got.error
         said = [m for m in got.warned(ServiceContractWarning) if OUTSIDE in m]
-        assert len(said) == 1 and "2 months (2001-01 ... 2001-02-01)" in said[0], said
+        assert len(said) == 1 and "2 months (2001-01 ... 2001-02)" in said[0], said
         assert "6 values of 3 SKUs dropped" in said[0]
         if shape == "wide":
             pd.testing.assert_frame_equal(got.value, plain, check_freq=False)
         else:
             months = got.value["month"]
             assert len(months) and (months >= pd.Period("2022-01", "M")).all()
+
+
+@pytest.mark.parametrize("shape", ["wide", "long"])
+def test_months_outside_are_counted_once_and_nulls_are_no_values(via, proxy, shape):
+    """A month in two spellings is one month; a null outside the window is no value."""
+    skus = _skus(via)
+
+    def add_old(item: dict[str, Any]) -> None:
+        for series in item["data"].values():
+            series["2030-01"] = 1.0
+            series["2030-01-01"] = 1.0  # the same month, with its day
+            series["2030-02"] = None  # a month outside holding no value
+
+    proxy.add(SERIES, items_edit(add_old))
+    got = outcome(
+        lambda: via.public.time_series(
+            skus, fields=["evRevenueLtm"], date_to="2024-06", shape=shape
+        )
+    )
+    assert got.error is None, got.error
+    said = [m for m in got.warned(ServiceContractWarning) if "outside the window sent" in m]
+    assert len(said) == 1, got.warned(Warning)
+    assert "2 months (2030-01 ... 2030-02) outside the window sent (dateTo 2024-06)" in said[0]
+    assert "6 values of 3 SKUs dropped" in said[0], said  # 2 per SKU: the nulls are none
 
 
 def test_a_window_the_answer_keeps_is_not_said(via, proxy):

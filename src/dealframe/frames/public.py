@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress
 from typing import Any, TypeAlias
 
 import msgspec
@@ -25,6 +26,7 @@ import numpy as np
 import orjson
 import pandas as pd
 
+from dealframe._wording import plural
 from dealframe.arguments import checked_keywords
 from dealframe.contract import (
     Findings,
@@ -57,7 +59,9 @@ __all__ = [
     "group_time_series_frame",
     "month_ordinal",
     "read_current_page",
+    "month_text",
     "read_meta",
+    "say_outside_window",
     "search_frame",
     "time_series_long",
     "time_series_wide",
@@ -246,15 +250,67 @@ def _month_index(lo: int, hi: int) -> pd.PeriodIndex:
     return pd.PeriodIndex.from_ordinals(ordinals, freq="M").rename("month")
 
 
+def month_text(ordinal: int) -> str:
+    """The month of an ordinal (months since 1970-01, :func:`month_ordinal`) as ``YYYY-MM``.
+
+    Examples
+    --------
+    >>> month_text(648), month_text(-1)
+    ('2024-01', '1969-12')
+    """
+    year, month = divmod(int(ordinal), 12)
+    return f"{1970 + year:04d}-{month + 1:02d}"
+
+
+def _bounds(date_from: MonthLike, date_to: MonthLike) -> tuple[int | None, int | None]:
+    """The window's first and last month ordinals (None: that end not given); ``date_from``
+    after ``date_to`` is a :class:`~dealframe.errors.ValidationError`."""
+    lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
+    hi = _month_ordinal(date_to, "date_to") if date_to is not None else None
+    if lo is not None and hi is not None and lo > hi:
+        raise ValidationError("date_from", f"a month not after date_to {date_to!r}", got=date_from)
+    return lo, hi
+
+
+def say_outside_window(
+    found: Findings, months: Iterable[int], lo: int | None, hi: int | None, dropped: str
+) -> None:
+    """Say to ``found``, in one ``unrequested`` finding, that the months ``months`` (ordinals,
+    each counted once) of an answer lie outside the window its request sent (``lo`` to
+    ``hi``, ordinals, None: that end not sent), and what was ``dropped`` with them.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies/time-series")
+    >>> say_outside_window(found, [372, 372, 373], 648, None, "3 values of 1 SKU")
+    >>> found.items[0].message
+    '2 months (2001-01 ... 2001-02) outside the window sent (dateFrom 2024-01): 3 values of 1 SKU dropped (does the service read dateFrom/dateTo?)'
+    """
+    shown = sorted(set(months))
+    span = month_text(shown[0])
+    if len(shown) > 1:
+        span += f" ... {month_text(shown[-1])}"
+    ends = [(name, end) for name, end in (("dateFrom", lo), ("dateTo", hi)) if end is not None]
+    sent = ", ".join(f"{name} {month_text(end)}" for name, end in ends)
+    found.add(
+        "unrequested",
+        f"{len(shown):,} {plural(len(shown), 'month')} ({span}) outside the window sent "
+        f"({sent}): {dropped} dropped (does the service read dateFrom/dateTo?)",
+    )
+
+
 def _collect(
     records: Sequence[Mapping[str, Any]],
     fields: Sequence[str] | None,
     found: Findings | None,
     skus: Sequence[str] | None = None,
+    window: tuple[int | None, int | None] = (None, None),
 ):
     """Flatten time-series items into parallel arrays (one entry per value): one value per
     SKU, field and month, the first sent (repeats said to ``found``). Given ``fields``
-    (``skus``), those are the fields (SKUs), in that order, and items' others are left out."""
+    (``skus``), those are the fields (SKUs), in that order, and items' others are left out.
+    Months outside ``window`` (ordinals, inclusive; None: that end open) are left out before
+    anything is read of their values, and said to ``found`` (:func:`_leave_outside`)."""
     sku_pos: dict[str, int] = {s: i for i, s in enumerate(dict.fromkeys(skus or ()))}
     field_pos: dict[str, int] = {f: i for i, f in enumerate(fields or ())}
     fixed = fields is not None
@@ -300,6 +356,16 @@ def _collect(
         codes, uniques = pd.factorize(np.asarray(keys, dtype=object))
         ords = np.array([_month_ordinal(u, "month") for u in uniques], dtype=np.int64)
         months = ords[codes]
+        out_u = _outside(ords, *window)
+        if out_u is not None and out_u.any():  # the rare answer: the service ignored the window
+            outside = out_u[codes]
+            _leave_outside(found, window, months, s_idx, values, outside)
+            keep = ~outside
+            in_chunk = np.repeat(np.arange(len(counts)), counts)[keep]
+            counts = np.bincount(in_chunk, minlength=len(counts)).astype(np.int64)
+            keys, values = list(compress(keys, keep)), list(compress(values, keep))
+            f_idx, s_idx, months = f_idx[keep], s_idx[keep], months[keep]
+            ords = ords[np.bincount(codes[keep], minlength=len(ords)) > 0]
     else:
         ords = months = np.empty(0, dtype=np.int64)
     types = set(map(type, values))
@@ -329,6 +395,41 @@ def _collect(
         if found is not None:
             _add_repeats(found, "month", same, differ, "the first")
     return list(sku_pos), list(field_pos), f_idx, s_idx, months, vals
+
+
+def _outside(ords: np.ndarray, lo: int | None, hi: int | None) -> np.ndarray | None:
+    """Which of the month ordinals ``ords`` lie outside ``lo`` to ``hi`` (None: no window)."""
+    if lo is None and hi is None:
+        return None
+    out = np.zeros(len(ords), dtype=bool)
+    if lo is not None:
+        out |= ords < lo
+    if hi is not None:
+        out |= ords > hi
+    return out
+
+
+def _leave_outside(
+    found: Findings | None,
+    window: tuple[int | None, int | None],
+    months: np.ndarray,
+    s_idx: np.ndarray,
+    values: list[Any],
+    outside: np.ndarray,
+) -> None:
+    """Say to ``found`` the months outside the window (``outside``, a mask over the values):
+    each month once whatever its spelling, and the values not null among them (``None``, or
+    ``""``, read as null), with their SKUs."""
+    if found is None:
+        return
+    held = np.fromiter(
+        (not (v is None or (isinstance(v, str) and v == "")) for v in compress(values, outside)),
+        dtype=bool,
+    )
+    n_skus = len(np.unique(s_idx[outside][held]))
+    n_values = int(held.sum())
+    dropped = f"{n_values:,} {plural(n_values, 'value')} of {n_skus:,} {plural(n_skus, 'SKU')}"
+    say_outside_window(found, np.unique(months[outside]).tolist(), *window, dropped)
 
 
 def _said_as_text(
@@ -406,12 +507,15 @@ def time_series_wide(
         columns are ``fields`` x ``skus`` whatever the items hold. Default: every SKU, in
         order of first appearance.
     date_from, date_to : str ``YYYY-MM`` or Period, optional
-        Index range (inclusive); values outside are dropped. Default: the first
-        to the last month present; with no month present inside the one bound given (or
-        none), the index is empty.
+        Index range (inclusive); values outside are dropped before they are read (said to
+        ``found`` when given: one ``unrequested`` finding naming the months, each once, and
+        how many values not null of how many SKUs). Default: the first to the last month
+        present; with no month present inside the one bound given (or none), the index is
+        empty.
     found : dealframe.contract.Findings, optional
         Where to say that a month came twice in a series (``"2024-01"`` and
-        ``"2024-01-01"``, or a SKU's item twice): the first value is kept either way.
+        ``"2024-01-01"``, or a SKU's item twice): the first value is kept either way; and
+        the months outside ``date_from``/``date_to``.
 
     Returns
     -------
@@ -438,18 +542,8 @@ def time_series_wide(
     """
     fields, skus = _check_names("fields", fields), _check_names("skus", skus)
     records = as_records(items, "time_series")
-    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found, skus)
-    lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
-    hi = _month_ordinal(date_to, "date_to") if date_to is not None else None
-    if lo is not None and hi is not None and lo > hi:
-        raise ValidationError("date_from", f"a month not after date_to {date_to!r}", got=date_from)
-    if lo is not None or hi is not None:
-        keep = np.ones(len(months), dtype=bool)
-        if lo is not None:
-            keep &= months >= lo
-        if hi is not None:
-            keep &= months <= hi
-        f_idx, s_idx, months, vals = f_idx[keep], s_idx[keep], months[keep], vals[keep]
+    lo, hi = _bounds(date_from, date_to)
+    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found, skus, (lo, hi))
     if not len(months) and (lo is None or hi is None):
         lo, hi = 0, -1  # a bound not given is the data's own: with no month, no range
     if lo is None:
@@ -498,6 +592,8 @@ def time_series_long(
     items: Iterable[Mapping[str, Any]] | None,
     fields: Sequence[str] | None = None,
     *,
+    date_from: MonthLike = None,
+    date_to: MonthLike = None,
     found: Findings | None = None,
 ) -> pd.DataFrame:
     """Time-series items as a tidy frame ``(sku, field, month, value)``.
@@ -507,7 +603,9 @@ def time_series_long(
     A month sent twice in a series gives one row, the first value, as in
     :func:`time_series_wide` (said to ``found`` when given). ``fields`` (keep these fields)
     is a list of strings, or None for every field; anything else is a
-    :class:`~dealframe.errors.ValidationError` naming ``fields``.
+    :class:`~dealframe.errors.ValidationError` naming ``fields``. Months outside
+    ``date_from``/``date_to`` (inclusive) give no row, as in :func:`time_series_wide` (said
+    to ``found`` when given).
 
     Examples
     --------
@@ -517,7 +615,8 @@ def time_series_long(
     """
     fields = _check_names("fields", fields)
     records = as_records(items, "time_series")
-    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found)
+    window = _bounds(date_from, date_to)
+    skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found, None, window)
     if not len(months):
         return empty_frame(TIME_SERIES_LONG)
     return pd.DataFrame(
@@ -1207,10 +1306,7 @@ def _window(ords: list[int], date_from: MonthLike, date_to: MonthLike) -> tuple[
     >>> _window([], "2030-01", "2030-02")  # both given: kept, empty of values
     (720, 721)
     """
-    lo = _month_ordinal(date_from, "date_from") if date_from is not None else None
-    hi = _month_ordinal(date_to, "date_to") if date_to is not None else None
-    if lo is not None and hi is not None and lo > hi:
-        raise ValidationError("date_from", f"a month not after date_to {date_to!r}", got=date_from)
+    lo, hi = _bounds(date_from, date_to)
     inside = [o for o in ords if (lo is None or o >= lo) and (hi is None or o <= hi)]
     if not inside and (lo is None or hi is None):
         return 0, -1

@@ -69,7 +69,7 @@ from .hints import HINT_SECONDS, unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
 from .rates import adapt_rates
 from .sku import validate_skus
-from .window import periods_in_window, series_in_window
+from .window import MonthsOutside, periods_in_window
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -411,9 +411,11 @@ def _absent_requested(
     found: Findings,
     served: ServedFields,
     window: bool,
+    outside: Callable[[Any], bool] | None = None,
 ) -> list[str]:
     """Say which requested ``names`` the items' ``member`` (``data``, ``median``) gives no
-    value (a month not null, :func:`_valued`), and keep in ``served`` the names it gives one;
+    value (a month not null and not ``outside`` the window sent, :func:`_valued`), and keep in
+    ``served`` the names it gives one;
     return the names no item holds as a key (the frame's ``attrs["fields_not_held"]``).
 
     - A name some item holds as a key, with no value anywhere (months all null, an empty map,
@@ -443,7 +445,7 @@ def _absent_requested(
     for item in items:
         values = item.get(member)
         if isinstance(values, Mapping):
-            have.update(name for name, value in values.items() if _valued(value))
+            have.update(name for name, value in values.items() if _valued(value, outside))
             held += 1
     served.add(have)
     if not held:  # every member null or absent: said by the caller (null_field)
@@ -471,19 +473,24 @@ def _hinted(names: Iterable[str], served: ServedFields, keys: Iterable[str]) -> 
     return [name + served.hint(name, keys) for name in names]
 
 
-def _valued(value: Any) -> bool:
+def _valued(value: Any, outside: Callable[[Any], bool] | None = None) -> bool:
     """Whether a field's value in a time-series item holds a value: a company's map of
-    months with one month not null, a group's value not null.
+    months with one month not null (and not ``outside`` the window sent, when given), a
+    group's value not null.
 
     Examples
     --------
     >>> _valued({"2024-01": None, "2024-02": 1.5}), _valued({"2024-01": None}), _valued({})
     (True, False, False)
+    >>> _valued({"2001-01": 1.5}, MonthsOutside("2024-01", None))
+    False
     >>> _valued(2.5), _valued(None)
     (True, False)
     """
     if isinstance(value, Mapping):
-        return any(month is not None for month in value.values())
+        if outside is None:
+            return any(month is not None for month in value.values())
+        return any(v is not None and not outside(k) for k, v in value.items())
     return value is not None
 
 
@@ -1254,7 +1261,7 @@ class PublicApi:
             Inclusive months ``YYYY-MM``; none means no date filter. Months served outside
             them (a service that ignores ``dateFrom``/``dateTo``) are dropped, in both
             shapes, and said in one ``unrequested`` finding
-            (:func:`~dealframe.public.window.series_in_window`); they count as no value.
+            (:func:`~dealframe.frames.public.time_series_wide`); they count as no value.
         shape : {"wide", "long"}
             ``wide``: index a monthly PeriodIndex, columns (field, sku), so
             ``ts["evRevenueLtm"]`` is months x SKUs, missing months NaN. The SKUs are every
@@ -1308,18 +1315,20 @@ class PublicApi:
         endpoint = f"POST {self._prefix}/companies/time-series"
         found = Findings(endpoint)
         items = read_company_items(responses, sent, wanted, found, "time_series")
-        items = series_in_window(items, start, end, found)  # months outside: said, dropped
+        outside = MonthsOutside(start, end)  # months outside: no value of a field asked for
         window = date_from is not None or date_to is not None
-        not_held = _absent_requested(items, "data", names, found, self._served_fields, window)
+        not_held = _absent_requested(
+            items, "data", names, found, self._served_fields, window, outside
+        )
         with shaping(
             RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint, found
-        ):
+        ):  # months outside the window: left out where they are read, said to found
             if shape == "wide":
                 frame = time_series_wide(
                     items, fields=names, date_from=start, date_to=end, skus=wanted, found=found
                 )
             else:
-                frame = time_series_long(items, found=found)
+                frame = time_series_long(items, date_from=start, date_to=end, found=found)
         received = [it["sku"] for it in items]  # a SKU not received: all-NaN columns, no rows
         frame.attrs["fields_not_held"] = not_held
         return self._settle(
