@@ -1,17 +1,22 @@
-"""Feed rows that lack documented fields: the table's values kept, not overwritten by absence.
+"""Feed rows that lack documented fields: a tombstone's values kept, a live row's written null.
 
 The interface document gives every item of a list answer every documented field, and does not
 say what a soft-deleted record of the change feed holds: a real service may well send it as a
 tombstone (``{"id", "deleted", "updated_at"}`` only). A field *absent* from an item (not null:
-null is a value, the record's own) says nothing of the record's value, so an incremental sync
-merges such a row into the table updating only the fields it holds: the others keep the values
-the table held (:func:`kept_values`). A row new to the table has none to keep: its absent
-fields are written null. Both are said (:func:`absent_said`), by entity, rows and fields.
+null is a value, the record's own) of a row the feed marks deleted says nothing of the
+record's value, so the sync keeps the value last read: this sync's earlier read of the record
+(read whole, then deleted while the walk went on), else the table's (:func:`kept_values`; a
+rebuild reads the table it replaces). A tombstone of a record never read has none to keep: its
+absent fields are written null. A row *not* marked deleted that lacks fields is written null
+there, as it always was: services that leave null fields out of their items ("exclude none"
+serialisers) are common, and a value cleared must be written cleared. All three are said
+(:func:`absent_said`), one sentence each at most, by entity, rows and the fields most often
+absent.
 
 The client's page says which items lacked which fields (``attrs["absent"]`` of
 :meth:`~dealframe.private.api.PrivateApi.page`); the change-feed fetch marks those rows
 (:data:`~dealframe.mirror.schema.ABSENT`), and :class:`~dealframe.mirror.store.StagedRows`
-keeps, per id, the fields its latest read lacked.
+keeps, per id, the fields its latest read lacked and whether it was a tombstone.
 
 Examples
 --------
@@ -26,7 +31,7 @@ Examples
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -41,15 +46,17 @@ def kept_values(
     rows: pa.Table, stored: pa.Table, absent: Mapping[str, tuple[str, ...]]
 ) -> tuple[pa.Table, Lacked, Lacked]:
     """``rows`` with, in each row whose id ``absent`` names, the columns it names taken from
-    ``stored``'s row of the same id (the table's values); and how many rows, by the fields they
-    lacked, kept the table's values and how many were new to it (their fields left null).
+    ``stored``'s row of the same id (the values last read: this sync's earlier read of the
+    record, else the table's); and how many rows, by the fields they lacked, kept values and
+    how many had none to keep (their fields left null).
 
     Parameters
     ----------
     rows : pyarrow.Table
         The feed's rows about to be merged (an ``id`` column, the table's schema).
     stored : pyarrow.Table
-        The table's rows for (at least) those ids, with the columns ``absent`` names.
+        The rows last read of (at least) those ids, with the columns ``absent`` names, one
+        per id.
     absent : mapping of str to tuple of str
         The columns each id's row lacked (absent from its item, not null).
     """
@@ -70,27 +77,54 @@ def kept_values(
     return rows, kept, new
 
 
-def _fields(lacked: Iterable[str]) -> str:
-    names = list(lacked)
-    return f"{len(names)} documented field(s) ({', '.join(names)})"
+def _fields(lacked: Lacked) -> str:
+    """The fields the rows lacked, those most often absent first (the first four named)."""
+    by_field: Counter[str] = Counter()
+    for names, count in lacked.items():
+        for name in names:
+            by_field[name] += count
+    top = [f"{name} ({count})" for name, count in by_field.most_common(4)]
+    more = f", {len(by_field) - 4} more" if len(by_field) > 4 else ""
+    return f"{len(by_field)} documented field(s) ({', '.join(top)}{more})"
 
 
-def absent_said(kept: Lacked, new: Lacked) -> list[str]:
-    """What the rows lacking documented fields did, one sentence per set of fields lacked.
+def absent_said(kept: Lacked, new: Lacked, nulled: Lacked, *, lost: str | None = None) -> list[str]:
+    """What the rows lacking documented fields did: at most one sentence each for the
+    tombstones filled (``kept``), the tombstones with nothing to fill from (``new``; ``lost``
+    says why the values a table held could not be read, when they could not) and the live
+    rows written null (``nulled``), each with its count of rows and the fields most often
+    absent (with the rows lacking each).
 
     Examples
     --------
-    >>> absent_said(Counter({("name", "country"): 5}), Counter({("name",): 1}))[0]
-    '5 row(s) came without 2 documented field(s) (name, country), absent rather than null (a tombstone of a deleted record, say): their values stay as the table held them'
+    >>> absent_said(Counter({("name", "country"): 5}), Counter(), Counter())[0]
+    "5 row(s) marked deleted came without 2 documented field(s) (name (5), country (5)), absent rather than null (tombstones): their values stay as last read (this sync's earlier read of the record, else the table)"
+    >>> absent_said(Counter(), Counter(), Counter({("ceo",): 3, ("ceo", "city"): 1}))[0]
+    '4 row(s) not marked deleted came without 2 documented field(s) (ceo (4), city (1)), absent rather than null: written null (a service that leaves nulls out of its items, say)'
     """
-    said = [
-        f"{count} row(s) came without {_fields(lacked)}, absent rather than null (a tombstone "
-        "of a deleted record, say): their values stay as the table held them"
-        for lacked, count in kept.items()
-    ]
-    said += [
-        f"{count} row(s) new to the table came without {_fields(lacked)}, absent rather than "
-        "null: written with those fields null (no earlier value to keep)"
-        for lacked, count in new.items()
-    ]
+    said = []
+    if kept:
+        said.append(
+            f"{sum(kept.values())} row(s) marked deleted came without {_fields(kept)}, absent "
+            "rather than null (tombstones): their values stay as last read (this sync's "
+            "earlier read of the record, else the table)"
+        )
+    if new and lost is not None:
+        said.append(
+            f"{sum(new.values())} row(s) marked deleted came without {_fields(new)}, absent "
+            f"rather than null (tombstones), and the values the table held could not be read "
+            f"({lost}): written null, the values the table held for them are lost"
+        )
+    elif new:
+        said.append(
+            f"{sum(new.values())} row(s) marked deleted and new to the table came without "
+            f"{_fields(new)}, absent rather than null (tombstones): written null (no earlier "
+            "value to keep)"
+        )
+    if nulled:
+        said.append(
+            f"{sum(nulled.values())} row(s) not marked deleted came without {_fields(nulled)}, "
+            "absent rather than null: written null (a service that leaves nulls out of its "
+            "items, say)"
+        )
     return said

@@ -7,9 +7,10 @@
   ``compact`` removes them).
 * An incremental sync upserts the changed rows by id (:func:`.table.upsert_rows`):
   a changed record's row replaces the stored one, a new one is inserted, a
-  soft-deleted one stays as a row with ``deleted`` true. A row whose item lacked
-  documented fields (absent, not null: a tombstone) keeps the stored values of
-  those fields (:mod:`.absent`). When the pull holds
+  soft-deleted one stays as a row with ``deleted`` true. A row marked deleted whose
+  item lacked documented fields (absent, not null: a tombstone) keeps the values last
+  read of those fields: this sync's earlier read, else the table's (:mod:`.absent`; a
+  full pull rebuilding a table reads the one it replaces). When the pull holds
   only rows read again because of the overlap, they are compared with the
   stored ones: unchanged ones are left out, and when nothing is left no commit
   is made (the checkpoint has not moved either).
@@ -32,7 +33,7 @@ from deltalake import DeltaTable
 
 from .absent import absent_said, kept_values
 from .schema import arrow_schema, schema_problem
-from .store import Part, PartWriter, StagedRows, moved_in, staged_tables, step
+from .store import Part, PartWriter, StagedRows, moved_in, staged_at, staged_tables, step
 from .table import (
     add_files,
     commit_files,
@@ -108,27 +109,68 @@ def stored_rows(
     return stored.select(schema.names).cast(schema)
 
 
-def _keep_table_values(
-    folder: Path, table: DeltaTable, rows: pa.Table, staged: StagedRows, ahead: StoredRows | None
-) -> pa.Table:
-    """``rows`` with the fields each lacked (absent, not null) filled from the table's row of
-    the same id (:func:`.absent.kept_values`), what was done noted in ``staged.said``."""
-    ids = pa.array(sorted(staged.absent), pa.string())
-    stored = stored_rows(folder, table, rows.schema, ids, ahead)
-    rows, kept, new = kept_values(rows, stored, staged.absent)
-    staged.said += absent_said(kept, new)
-    return rows
+def _last_read(
+    folder: Path,
+    table: DeltaTable | None,
+    staged: StagedRows,
+    parts: list[Part],
+    ahead: StoredRows | None,
+    *,
+    rebuild: bool,
+) -> tuple[pa.Table, str | None]:
+    """The rows last read of the ids the pull read as tombstones (:mod:`.absent`): this sync's
+    earlier read of the id when there is one, else the table's row; and, for a ``rebuild``
+    (a full pull replacing a table), why the table's rows could not be read, when they could
+    not (its values are then lost: written null)."""
+    schema = arrow_schema(staged.entity)
+    earlier = staged_at(staged, parts, list(staged.earlier.values()))
+    found = [] if earlier is None else [earlier.cast(schema)]
+    rest = pa.array(sorted(set(staged.absent) - set(staged.earlier)), pa.string())
+    lost = None
+    if table is not None and len(rest):
+        try:  # a table of another schema reads as this one: a column it lacks reads null
+            found.append(stored_rows(folder, table, schema, rest, ahead))
+        except Exception as exc:  # any failure: the rebuild goes on, said
+            if not rebuild:
+                raise
+            lost = f"{type(exc).__name__}: {str(exc)[:200]}"
+    return (pa.concat_tables(found) if found else schema.empty_table()), lost
 
 
-def _final_files(staged: StagedRows, parts: list[Part]) -> list[tuple[Path, int]]:
+class _Fill:
+    """Fills tombstones' absent fields from the rows last read (:func:`.absent.kept_values`),
+    batch by batch, counting what it did."""
+
+    def __init__(self, source: pa.Table, staged: StagedRows) -> None:
+        self.source, self.staged = source, staged
+        self.kept: Counter[tuple[str, ...]] = Counter()
+        self.new: Counter[tuple[str, ...]] = Counter()
+
+    def __call__(self, rows: pa.Table) -> pa.Table:
+        rows, kept, new = kept_values(rows, self.source, self.staged.absent)
+        self.kept.update(kept)
+        self.new.update(new)
+        return rows
+
+
+def _absent_said(staged: StagedRows, fill: _Fill | None, lost: str | None = None) -> None:
+    """Note in ``staged.said`` what was done with the rows lacking documented fields."""
+    kept, new = (fill.kept, fill.new) if fill is not None else (Counter(), Counter())
+    staged.said += absent_said(kept, new, Counter(staged.nulled.values()), lost=lost)
+
+
+def _final_files(
+    staged: StagedRows, parts: list[Part], fill: _Fill | None = None
+) -> list[tuple[Path, int]]:
     """The staged files as the table's data files: as written while the pull ran, or, when an
-    id was read twice or rows were never flushed to a file, rewritten (streaming) with each
-    id's latest read only. Memory holds about a row group either way."""
-    if not staged.duplicates and staged.pending is None:
+    id was read twice, rows were never flushed to a file or tombstones are to be filled
+    (``fill``), rewritten (streaming) with each id's latest read only. Memory holds about a
+    row group either way."""
+    if not staged.duplicates and staged.pending is None and fill is None:
         return [(p.path, p.rows) for p in parts]
     out = PartWriter(staged.folder, staged.entity, "final", rows_per_file=staged.rows_per_file)
     for table in staged_tables(staged, parts):
-        out.write(table)
+        out.write(table if fill is None else fill(table))
     return [(p.path, p.rows) for p in out.close()]
 
 
@@ -180,8 +222,10 @@ def commit_entity(
     schema = arrow_schema(entity)
     if full:
         written = len(staged.latest)
-        if staged.absent:  # a new table: nothing to keep
-            staged.said += absent_said(Counter(), Counter(staged.absent.values()))
+        fill, lost = None, None
+        if staged.absent:  # tombstones: filled from this sync's earlier reads, else the table's
+            source, lost = _last_read(folder, table, staged, parts, None, rebuild=True)
+            fill = _Fill(source, staged)
         operation = "repair" if reason else "full"
         props = commit_properties(
             operation,
@@ -193,17 +237,20 @@ def commit_entity(
         )
         if table is not None and schema_problem(entity, pa.schema(table.schema().to_arrow())):
             # the table holds another schema (a repair): delta-rs replaces the schema too
-            batches = (b for t in staged_tables(staged, parts) for b in t.cast(schema).to_batches())
+            tables = (t.cast(schema) for t in staged_tables(staged, parts))
+            batches = (b for t in tables for b in (t if fill is None else fill(t)).to_batches())
             step("before-commit")
             write_rows(folder, batches, schema, mode="overwrite", properties=props, name=entity)
         else:
-            files = _final_files(staged, parts)
+            files = _final_files(staged, parts, fill)
             step("before-commit")
             added = add_files(folder, files)
             step("moved-in")  # the files in the table folder, not yet in its log
             commit_files(folder, table, added, schema, props, entity)
             for staging in {path.parent for path, _ in files}:
                 moved_in(staging)  # committed: no listing left for recover to act on
+        if staged.absent or staged.nulled:
+            _absent_said(staged, fill, lost)
     else:
         assert table is not None
         rows = (
@@ -211,8 +258,12 @@ def commit_entity(
             if staged.latest
             else schema.empty_table()
         )
+        fill = None
         if staged.absent:  # before the re-reads are compared: a tombstone re-read is no change
-            rows = _keep_table_values(folder, table, rows, staged, ahead)
+            fill = _Fill(_last_read(folder, table, staged, parts, ahead, rebuild=False)[0], staged)
+            rows = fill(rows)
+        if staged.absent or staged.nulled:
+            _absent_said(staged, fill)
         # Every upsert rewrites the data files holding the ids it replaces (Delta without
         # deletion vectors), so re-reads of the overlap cost nothing more to write along with
         # real changes. Only when the pull holds nothing newer than the checkpoint are they

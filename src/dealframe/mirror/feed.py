@@ -48,6 +48,13 @@ from .schema import ABSENT, absent_columns, api_entity
 
 __all__ = ["ClientFetch", "Fetch", "FeedWalk", "client_fetch", "rows_lost", "PAGE_SIZE"]
 
+#: How the client's page says fields absent from every item end (a frame's columns null), and
+#: how the mirror says it: a row marked deleted keeps the values last read (:mod:`.absent`).
+_NULL_COLUMNS = "(their columns are null)"
+_MIRROR_COLUMNS = (
+    "(in the mirror's table: kept as last read in rows marked deleted, tombstones; null in others)"
+)
+
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
 #: How far before the cursor a walk asks on a service that reads ``updated_at`` as ``gt``.
@@ -136,8 +143,9 @@ class ClientFetch:
     def _mark_absent(self, frame: pd.DataFrame) -> None:
         """Name, in the :data:`~dealframe.mirror.schema.ABSENT` column, the table columns each
         row's item lacked (absent, not null: the page's ``attrs["absent"]``), so that the
-        merge keeps the table's values there (:mod:`.absent`); rows that lacked none hold an
-        empty tuple. No column when every item held every documented field."""
+        merge keeps the values last read there in a row marked deleted (:mod:`.absent`); rows
+        that lacked none hold an empty tuple. No column when every item held every documented
+        field."""
         absent = frame.attrs.get("absent")
         if not absent or not len(frame):
             return
@@ -203,6 +211,7 @@ class ClientFetch:
         lost = rows_lost(frame)
         if not lost:
             for said in first_said:  # at the user's line, under the user's filters
+                said = said.replace(_NULL_COLUMNS, _MIRROR_COLUMNS)
                 warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
             return frame
         self.again += 1

@@ -57,6 +57,7 @@ __all__ = [
     "parquet_options",
     "recover",
     "set_crash_hook",
+    "staged_at",
     "staged_tables",
     "step",
 ]
@@ -221,10 +222,15 @@ class StagedRows:
     Tracks, per id, the position of its latest read, so that when the feed
     returned an id twice (it changed while pages were read) only the later
     version is committed; and, with ``reread_until`` (the previous checkpoint),
-    the ids whose latest read is stamped at or before it: re-reads of the overlap; and, in
-    ``absent``, the table columns each id's latest read lacked (absent from its item, not
-    null: the feed frame's :data:`~dealframe.mirror.schema.ABSENT` column), which the commit
-    fills with the table's values (:mod:`.absent`).
+    the ids whose latest read is stamped at or before it: re-reads of the overlap.
+
+    Rows lacking documented fields (absent from their items, not null: the feed frame's
+    :data:`~dealframe.mirror.schema.ABSENT` column) are kept apart by what the feed says of
+    them (:mod:`.absent`): in ``absent``, the columns each id's latest read lacked when it is
+    marked deleted (a tombstone: the commit fills them from the most recent read that held
+    them), with, in ``earlier``, the position of this sync's earlier read of that id when
+    there is one (else the table's row is that read); in ``nulled``, the columns a live row
+    lacked (written null: a service that leaves nulls out).
     """
 
     folder: Path
@@ -235,6 +241,8 @@ class StagedRows:
     latest: dict[str, int] = field(default_factory=dict)
     reread: set[str] = field(default_factory=set)
     absent: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    earlier: dict[str, int] = field(default_factory=dict)
+    nulled: dict[str, tuple[str, ...]] = field(default_factory=dict)
     said: list[str] = field(default_factory=list)  # what the commit did with them
     position: int = 0
     duplicates: bool = False
@@ -252,6 +260,8 @@ class StagedRows:
         if not len(frame):
             return
         ids = frame["id"].tolist()
+        marked = ABSENT in frame.columns
+        previous = [self.latest.get(i) for i in ids] if marked else []
         for offset, ident in enumerate(ids):
             if ident in self.latest:
                 self.duplicates = True
@@ -261,15 +271,35 @@ class StagedRows:
             old = (frame["updated_at"] <= self.reread_until).to_numpy()
             for ident, is_old in zip(ids, old.tolist()):
                 (self.reread.add if is_old else self.reread.discard)(ident)
-        if ABSENT in frame.columns or self.absent:  # the latest read of each id says
-            marks = frame[ABSENT].tolist() if ABSENT in frame.columns else [()] * len(ids)
-            for ident, lacked in zip(ids, marks):
-                if isinstance(lacked, tuple) and lacked:
-                    self.absent[ident] = lacked
-                else:
-                    self.absent.pop(ident, None)
+        if marked:
+            self._mark(ids, frame[ABSENT].tolist(), frame["deleted"].eq(True).tolist(), previous)
+        elif self.absent or self.nulled:  # read whole now: the latest read of each id says
+            for ident in ids:
+                self._forget(ident)
         assert self._writer is not None
         self._writer.write(to_arrow(frame, self.entity))
+
+    def _forget(self, ident: str) -> None:
+        self.absent.pop(ident, None)
+        self.earlier.pop(ident, None)
+        self.nulled.pop(ident, None)
+
+    def _mark(
+        self, ids: list[str], marks: list[Any], gone: list[Any], previous: list[int | None]
+    ) -> None:
+        """Note the columns each row lacked: a tombstone's (marked deleted) to fill, from this
+        sync's earlier read of its id when there is one (a tombstone read after a tombstone
+        keeps the earlier one's source), a live row's to write null."""
+        for ident, lacked, deleted, before in zip(ids, marks, gone, previous):
+            tombstone = deleted is True and isinstance(lacked, tuple) and bool(lacked)
+            source = self.earlier.get(ident) if ident in self.absent else before
+            self._forget(ident)
+            if tombstone:
+                self.absent[ident] = lacked
+                if source is not None:
+                    self.earlier[ident] = source
+            elif isinstance(lacked, tuple) and lacked:
+                self.nulled[ident] = lacked
 
     def close(self) -> list[Part]:
         """The staged files (fsynced); rows never flushed to one stay in ``pending``."""
@@ -313,6 +343,29 @@ def staged_tables(staged: StagedRows, parts: list[Part]) -> Iterator[pa.Table]:
             start += table.num_rows
             table = table.filter(pa.array(mask))
         yield table
+
+
+def staged_at(staged: StagedRows, parts: list[Part], positions: list[int]) -> pa.Table | None:
+    """The staged rows at ``positions`` (in the order they were read, every read counted),
+    whatever later reads of their ids; None when there are none. Reads the staged files once.
+
+    Examples
+    --------
+    >>> staged_at(staged, staged.close(), [0, 5])  # doctest: +SKIP
+    """
+    wanted = np.unique(np.asarray(positions, dtype=np.int64))
+    if not len(wanted):
+        return None
+    found, start = [], 0
+    pending = [staged.pending] if staged.pending is not None else []
+    for table in itertools.chain((t for p in parts for t in batches(p.path)), pending):
+        lo, hi = np.searchsorted(wanted, [start, start + table.num_rows])
+        if hi > lo:
+            found.append(table.take(pa.array(wanted[lo:hi] - start)))
+        start += table.num_rows
+        if start > wanted[-1]:
+            break
+    return pa.concat_tables(found) if found else None
 
 
 def note_moving_in(staging: Path, names: list[str]) -> None:

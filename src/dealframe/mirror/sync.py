@@ -109,9 +109,10 @@ class EntityReport:
     (both with a :class:`~dealframe.mirror.errors.MirrorDivergenceWarning`, unless records
     changed after the sync's last page, not yet in the table, explain the difference).
     ``fields_absent`` says how many rows came without which documented fields (absent from
-    their items, not null: a tombstone of a deleted record, say): an incremental sync keeps
-    the table's values of those fields, and a row new to the table has them null (said with a
-    :class:`~dealframe.ServiceContractWarning`).
+    their items, not null), one sentence per case: rows marked deleted (tombstones) keep the
+    values last read of those fields (this sync's earlier read, else the table's), or have
+    them null when there is none; live rows have them null (a service that leaves nulls out);
+    each also said with a :class:`~dealframe.ServiceContractWarning`.
 
     Examples
     --------
