@@ -9,7 +9,10 @@ investors are soft-deleted in between two builds, and where:
 - one other investor's list answers 404 "Investor not found" and another's 404 "No route for
   ...", while the other lists are served: the report used to say every such 404 in the words of
   the first one asked again, as "does not serve this sub-collection (whatever the id)";
-- the checks' requests used to be counted nowhere (``manifest.json``).
+- the checks' requests used to be counted nowhere (``manifest.json``);
+- the profiles were read in one call, which stopped at the 403: the ids not yet sent were left
+  unread, as many as the machine's timing made them (the stage said "the profiles of 3 could
+  not be read" under load); each is now read on its own.
 """
 
 from __future__ import annotations

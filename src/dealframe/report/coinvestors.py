@@ -19,7 +19,7 @@ import pandas as pd
 
 from dealframe._wording import counted, plural
 from dealframe.contract import quoted
-from dealframe.errors import ApiError, DealframeError, IncompleteResultError, NotFoundError
+from dealframe.errors import ApiError, DealframeError, NotFoundError
 from dealframe.frames.private import co_investors_frame
 from dealframe.notices import missing_expected
 from dealframe.private.subroutes import SUB_404, no_route, route_404
@@ -109,24 +109,28 @@ def _failure(error: BaseException) -> str:
 def _profiles(client: Client, ids: list[str]) -> tuple[list[str], list[str], str]:
     """Which of ``ids`` the service says are soft-deleted (their profiles, read with
     ``include_deleted=True``, say ``deleted: true``), which profiles could not be read (a
-    request that failed, whatever the error: no evidence either way), and what failed."""
-    try:
-        profiles = client.private.investor(list(ids), include_deleted=True, progress=False)
-    except DealframeError as exc:  # 401/403/429/5xx/transport: carry on with what arrived
-        partial = getattr(exc, "partial", None)
-        profiles = partial if isinstance(partial, pd.DataFrame) else pd.DataFrame()
-        errors = exc.errors if isinstance(exc, IncompleteResultError) and exc.errors else [exc]
-        read = set(profiles["id"].astype(str)) if "id" in profiles else set()
-        read |= {str(i) for i in profiles.attrs.get("missing_ids", [])}  # answered 404
-        unread = [i for i in ids if i not in read]
-        why = ", ".join(dict.fromkeys(_failure(e) for e in errors))
-    else:
-        unread, why = [], ""
-    if "deleted" not in profiles or "id" not in profiles:
-        return [], unread, why
-    flagged = profiles["deleted"].astype("boolean").fillna(False).to_numpy(dtype=bool)
-    said = set(profiles.loc[flagged, "id"].astype(str))
-    return [i for i in ids if i in said], unread, why
+    request that failed, whatever the error: no evidence either way), and what failed.
+
+    Each profile is read on its own, one after another (the ids whose list answered 404:
+    a few): a failure of one (a 403 for that id) leaves the others read, where a call for all
+    of them stopped at its first failure, leaving unread the ids not yet sent, as many as the
+    machine's timing made them."""
+    deleted: list[str] = []
+    unread: list[str] = []
+    failures: list[str] = []
+    for ident in ids:
+        try:
+            profile = client.private.investor(ident, include_deleted=True, progress=False)
+        except NotFoundError:
+            continue  # no profile either: no evidence that it is soft-deleted
+        except DealframeError as exc:  # 401/403/429/5xx/transport: no evidence either way
+            unread.append(ident)
+            failures.append(_failure(exc))
+            continue
+        if "deleted" in profile and len(profile):
+            if bool(profile["deleted"].astype("boolean").fillna(False).iloc[0]):
+                deleted.append(ident)
+    return deleted, unread, ", ".join(dict.fromkeys(failures))
 
 
 def _why_404(client: Client, ident: str, served: int) -> str:
