@@ -62,4 +62,7 @@ def test_progress_bars_leave_no_thread_behind(sandbox, capsys):
         assert len(client.private.fundings(ids, progress=True)) > 0
     assert "req" in capsys.readouterr().err  # the bars were drawn
     left = {t.name for t in set(threading.enumerate()) - before if t.is_alive()}
+    # the in-process sandbox's own server threads (AnyIO's workers, which run its handlers
+    # and idle a while before they end) are the service's, not the client's
+    left = {name for name in left if not name.startswith("AnyIO worker thread")}
     assert not left, f"threads left behind: {left}"

@@ -250,6 +250,7 @@ def _month_index(lo: int, hi: int) -> pd.PeriodIndex:
     return pd.PeriodIndex.from_ordinals(ordinals, freq="M").rename("month")
 
 
+@checked_keywords
 def month_text(ordinal: int) -> str:
     """The month of an ordinal (months since 1970-01, :func:`month_ordinal`) as ``YYYY-MM``.
 
@@ -272,6 +273,7 @@ def _bounds(date_from: MonthLike, date_to: MonthLike) -> tuple[int | None, int |
     return lo, hi
 
 
+@checked_keywords
 def say_outside_window(
     found: Findings, months: Iterable[int], lo: int | None, hi: int | None, dropped: str
 ) -> None:
