@@ -226,7 +226,7 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValidationError(option, f"{expected} ({folder} cannot be written)", got=str(path))
     try:  # the bits are not the proof: as root, os.access says yes to /proc
-        _probe_write(folder)
+        _probe_write(folder, renamed=not missing)
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
         raise ValidationError(
@@ -240,27 +240,33 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
 _NO_TMPFILE = frozenset({errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL})
 
 
-def _probe_write(folder: Path) -> None:
-    """Make a file in ``folder`` and let it go: an unnamed one (``O_TMPFILE``, Linux) where
-    the system has them, so nothing is left even where no file can be removed (a folder
-    made append-only with ``chattr +a``); else a named ``.dealframe-*.probe``, removed at
-    once, with a :class:`~dealframe.notices.DealframeWarning` naming it when it cannot be.
+def _probe_write(folder: Path, *, renamed: bool = False) -> None:
+    """Make a file in ``folder`` and let it go, as the write will.
+
+    With ``renamed`` (``folder`` is the one the file is written in: the write makes a
+    temporary file there and renames it into place), a named ``.dealframe-*.probe`` is made,
+    renamed and removed, so a folder where files can be made but not renamed (made
+    append-only with ``chattr +a``) is refused before the rows are pulled. Otherwise (the
+    write will make a new folder in ``folder``) the file is an unnamed one (``O_TMPFILE``,
+    Linux) where the system has them, else a named probe removed at once. A probe that
+    cannot be removed is named in a :class:`~dealframe.notices.DealframeWarning`.
 
     Raises
     ------
     OSError
-        No file can be made in ``folder``.
+        No file can be made (or, with ``renamed``, renamed) in ``folder``.
 
     Examples
     --------
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
-    >>> _probe_write(folder)
+    >>> _probe_write(folder), _probe_write(folder, renamed=True)
+    (None, None)
     >>> list(folder.iterdir())
     []
     """
     unnamed = getattr(os, "O_TMPFILE", 0)
-    if unnamed:
+    if unnamed and not renamed:
         try:
             os.close(os.open(folder, unnamed | os.O_WRONLY, 0o600))
             return
@@ -269,6 +275,19 @@ def _probe_write(folder: Path) -> None:
                 raise
     handle, probe = tempfile.mkstemp(prefix=".dealframe-", suffix=".probe", dir=folder)
     os.close(handle)
+    if renamed:
+        moved = probe.removesuffix(".probe") + "-renamed.probe"
+        try:
+            os.replace(probe, moved)
+        except OSError:
+            _let_go(probe, folder)
+            raise
+        probe = moved
+    _let_go(probe, folder)
+
+
+def _let_go(probe: str, folder: Path) -> None:
+    """Remove the probe ``probe``; a warning names it when it cannot be removed."""
     try:
         os.remove(probe)
     except OSError as exc:
@@ -276,7 +295,7 @@ def _probe_write(folder: Path) -> None:
             f"the empty file {probe}, made to check that {folder} can be written, cannot be "
             f"removed ({exc.strerror or type(exc).__name__}): remove it by hand",
             DealframeWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
 
 

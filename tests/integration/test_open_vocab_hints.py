@@ -17,9 +17,18 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import Action, Exchange, fresh_rules, no_hang, proxy  # noqa: F401 - fixtures
+from _drift_proxy import (  # noqa: F401 - fixtures
+    Action,
+    Exchange,
+    Proxy,
+    fresh_rules,
+    meta_delete,
+    no_hang,
+    proxy,
+)
 
 import dealframe
+import dealframe.sandbox
 from dealframe.notices import MissingDataWarning
 
 COMPANIES = "^/api/private/v1/companies$"
@@ -96,6 +105,28 @@ def test_one_page_of_a_misspelt_query_names_the_carried_spelling(client, carried
         warnings.simplefilter("error", MissingDataWarning)
         past = client.private.page("companies", {"verticals": [vertical]}, page=9999, limit=1000)
     assert len(past) == 0
+
+
+def test_a_page_past_the_end_without_total_from_a_service_counting_from_0_says_nothing(carried):
+    """Without ``meta.total`` a page is taken for an empty query only when it is known to be
+    the service's first: page 1 of a service counting pages from 0 is its second, and an
+    empty one is past the end (a hint there read a page of 1,000 companies for nothing)."""
+    vertical, _ = carried
+    with (
+        dealframe.sandbox.run(scale=0.05, profile="page-from-0") as sb,
+        Proxy(sb.url) as px,
+        dealframe.Client(px.url, sb.public_token, sb.private_key, cache_enabled=False) as c,
+    ):
+        px.add(COMPANIES, meta_delete("total"))
+        first = c.private.page("companies", {"verticals": [vertical]}, page=0, limit=1000)
+        assert 0 < len(first) < 1000  # the whole query on the service's first page
+        before = px.count(COMPANIES)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", MissingDataWarning)
+            past = c.private.page("companies", {"verticals": [vertical]}, page=1, limit=1000)
+        assert len(past) == 0 and px.count(COMPANIES) - before == 1  # no page read for a hint
+        with pytest.warns(MissingDataWarning, match="did you mean"):
+            c.private.page("companies", {"verticals": [vertical.swapcase()]}, page=0)
 
 
 @pytest.fixture

@@ -287,7 +287,8 @@ def fitting_texts(
 
 def _first_narrow(label: Text, texts: Sequence[str], along: str) -> str:
     """The first of ``texts`` no wider (``along``) than the figure of ``label``, else the
-    last; measured without a layout (a text's size does not depend on where it is)."""
+    last wrapped until it is (three lines at most), else the last; measured without a layout
+    (a text's size does not depend on where it is)."""
     fig = _figure_of(label)
     renderer = _renderer(fig)
     room = fig.bbox.width if along == "x" else fig.bbox.height
@@ -296,6 +297,11 @@ def _first_narrow(label: Text, texts: Sequence[str], along: str) -> str:
         box = label.get_window_extent(renderer)
         if (box.width if along == "x" else box.height) <= room:
             return text
+    for form in [texts[-1], *_wrapped(texts[-1])]:  # the last, wrapped until it fits
+        label.set_text(form)
+        box = label.get_window_extent(renderer)
+        if form.count("\n") < 3 and (box.width if along == "x" else box.height) <= room:
+            return form
     return texts[-1]
 
 

@@ -1210,8 +1210,11 @@ class PrivateApi:
             absent=absent,
         )
         found.report(strict=strict, partial=frame, expected=read.returned, received=len(read.items))
-        if not len(frame) and (read.total == 0 or (read.total is None and page <= 1)):
-            self._hint_open_values(entity, wire, None)  # an empty query, not a page past its end
+        # an empty query, not a page past its end: without ``total``, only a page known to be
+        # the service's first (0 always is; 1 once this client knows pages count from 1)
+        first = page == 0 or (page == self._first_page and self._first_page_known)
+        if not len(frame) and (read.total == 0 or (read.total is None and first)):
+            self._hint_open_values(entity, wire, None)
         return frame
 
     @_filters_apart
