@@ -130,6 +130,25 @@ def test_months_outside_are_counted_once_and_nulls_are_no_values(via, proxy, sha
     assert "6 values of 3 SKUs dropped" in said[0], said  # 2 per SKU: the nulls are none
 
 
+def test_months_outside_holding_only_nulls_say_no_value_was_dropped(via, proxy):
+    """The service ignored the window (said), but dropped nothing: no "0 values of 0 SKUs"."""
+    skus = _skus(via)
+
+    def add_null(item: dict[str, Any]) -> None:
+        for series in item["data"].values():
+            series["2030-02"] = None
+
+    proxy.add(SERIES, items_edit(add_null))
+    got = outcome(lambda: via.public.time_series(skus, fields=["evRevenueLtm"], date_to="2024-06"))
+    assert got.error is None, got.error
+    said = [m for m in got.warned(ServiceContractWarning) if "outside the window sent" in m]
+    assert len(said) == 1, got.warned(Warning)
+    assert (
+        "1 month (2030-02) outside the window sent (dateTo 2024-06): no value (only nulls) "
+        "dropped" in said[0]
+    ), said
+
+
 def test_a_window_the_answer_keeps_is_not_said(via, proxy):
     skus = _skus(via)
     got = outcome(

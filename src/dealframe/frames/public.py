@@ -430,7 +430,11 @@ def _leave_outside(
     )
     n_skus = len(np.unique(s_idx[outside][held]))
     n_values = int(held.sum())
-    dropped = f"{n_values:,} {plural(n_values, 'value')} of {n_skus:,} {plural(n_skus, 'SKU')}"
+    dropped = (
+        f"{n_values:,} {plural(n_values, 'value')} of {n_skus:,} {plural(n_skus, 'SKU')}"
+        if n_values
+        else "no value (only nulls)"
+    )
     say_outside_window(found, np.unique(months[outside]).tolist(), *window, dropped)
 
 
