@@ -23,7 +23,7 @@ import pytest
 
 from dealframe import ServiceContractWarning, mirror
 from dealframe.client import Client
-from dealframe.mirror import commit, table
+from dealframe.mirror import commit, store, table
 from dealframe.mirror.schema import api_entity
 from dealframe.sandbox.changes import Changes
 
@@ -33,6 +33,8 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Action,
     Exchange,
     Proxy,
+    drop_field,
+    drop_rows,
     fresh_rules,
     items_edit,
     no_hang,
@@ -178,11 +180,12 @@ def test_a_live_record_whose_nulls_are_left_out_is_written_null(client, sb, prox
     assert after["ceo"].isna().all() and not after["deleted"].any()
     assert after["name"].notna().all()
     assert done.fields_absent is not None and "; " not in done.fields_absent  # one sentence
-    assert "not marked deleted came without" in done.fields_absent
+    assert "not tombstones (live, or marked deleted holding most fields)" in done.fields_absent
     assert "ceo (" in done.fields_absent and "written null" in done.fields_absent
-    assert "tombstones" not in done.fields_absent
-    # the first sync: deleted records lacking nulls (tombstones, new), live ones written null
-    assert first.fields_absent is not None and first.fields_absent.count("; ") == 1
+    assert "tombstones)" not in done.fields_absent  # no tombstone sentence
+    # the first sync: deleted records lacking only their nulls are no tombstones: written null
+    assert first.fields_absent is not None and "; " not in first.fields_absent
+    assert "tombstones)" not in first.fields_absent
     assert len(first.fields_absent) < 500  # not one sentence per set of fields lacked
 
 
@@ -288,3 +291,64 @@ def test_a_record_read_whole_then_as_a_tombstone_keeps_this_syncs_read(
     assert not [s for s in said if "their columns are null" in s]
     kept = len(ids) if change == "renamed" else len(read)  # from this sync's read or the table
     assert f"{kept} row(s) marked deleted came without" in (done.fields_absent or "")
+
+
+def test_a_deleted_record_whose_nulls_are_left_out_is_written_null(client, sb, proxy, tmp_path):
+    """A record cleared and deleted in one change, from a service that leaves nulls out: its
+    item lacks the cleared field only, holding the others: no tombstone, the field written
+    null (not kept from the table), said as live rows are."""
+    proxy.add(r"/api/private/v1/companies$", items_edit(_without_nulls))
+    path = tmp_path / "mirror"
+    _sync(client, path, "companies")
+    held = mirror.load(path, "companies")
+    cleared = held.loc[held["ceo"].notna(), "id"].head(3).tolist()
+    changes = Changes(sb.state, seed=11)
+    changes.advance(60)
+    changes.edit("companies", cleared, lambda d: d.update(ceo=None, deleted=True))
+    done, said = _sync(client, path, "companies")
+    after = _rows(path, "companies", cleared)
+    assert after["deleted"].all() and after["ceo"].isna().all(), after["ceo"].tolist()
+    assert after["name"].notna().all()
+    assert done.fields_absent is not None and "tombstones)" not in done.fields_absent
+    assert "row(s) not tombstones" in done.fields_absent and "ceo (3)" in done.fields_absent
+
+
+def test_a_first_sync_of_tombstones_commits_the_staged_files_as_they_are(
+    client, sb, proxy, tmp_path, monkeypatch
+):
+    """Nothing to fill tombstones from (no table, no earlier read): the staged files are
+    the table's, not rewritten; the tombstones are said new, their fields null."""
+    monkeypatch.setitem(store.PartWriter.__init__.__kwdefaults__, "row_group_rows", 64)
+    writers: list[str] = []
+
+    class Spy(store.PartWriter):
+        def __init__(self, folder: Path, entity: str, prefix: str, **kw: Any) -> None:
+            writers.append(prefix)
+            super().__init__(folder, entity, prefix, **kw)
+
+    monkeypatch.setattr(commit, "PartWriter", Spy)
+    gone = Changes(sb.state, seed=3).soft_delete("companies", 5)
+    proxy.add(r"/api/private/v1/companies$", items_edit(_tombstone))
+    path = tmp_path / "mirror"
+    done, said = _sync(client, path, "companies")
+    assert writers == []  # no rewrite of the pull
+    rows = _rows(path, "companies", gone)
+    assert rows["deleted"].all() and rows["name"].isna().all()
+    deleted = int(mirror.load(path, "companies", include_deleted=True)["deleted"].sum())
+    text = f"{deleted} row(s) marked deleted and new to the table came without 21 documented"
+    assert done.fields_absent is not None and text in done.fields_absent
+
+
+def test_pages_asked_again_and_count_requests_say_absent_fields_as_the_mirror(
+    client, proxy, tmp_path
+):
+    """A field absent from every item: the page asked again (short of a row the first time)
+    says it as the mirror holds it, and the one-item count requests do not say it at all."""
+    proxy.add(r"/api/private/v1/investors$", drop_field("website"))
+    proxy.add(r"/api/private/v1/investors$", drop_rows(1), page=1, times=1)
+    done, said = _sync(client, tmp_path / "mirror", "investors")
+    assert done.page_asked_again is not None
+    assert not [s for s in said if "their columns are null" in s], said
+    assert not [s for s in said if "absent from all 1 items" in s], said
+    pages = [s for s in said if "absent from all" in s and "website" in s]
+    assert pages and all("kept as last read in rows marked deleted" in s for s in pages)

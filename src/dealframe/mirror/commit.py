@@ -154,8 +154,11 @@ class _Fill:
 
 
 def _absent_said(staged: StagedRows, fill: _Fill | None, lost: str | None = None) -> None:
-    """Note in ``staged.said`` what was done with the rows lacking documented fields."""
+    """Note in ``staged.said`` what was done with the rows lacking documented fields (without
+    ``fill``, every tombstone had nothing to fill from: new)."""
     kept, new = (fill.kept, fill.new) if fill is not None else (Counter(), Counter())
+    if fill is None:
+        new = Counter(staged.absent.values())
     staged.said += absent_said(kept, new, Counter(staged.nulled.values()), lost=lost)
 
 
@@ -223,7 +226,9 @@ def commit_entity(
     if full:
         written = len(staged.latest)
         fill, lost = None, None
-        if staged.absent:  # tombstones: filled from this sync's earlier reads, else the table's
+        if staged.absent and (table is not None or staged.earlier):
+            # tombstones: filled from this sync's earlier reads, else the table's; with neither
+            # (a first sync), nothing to fill: the staged files are committed as they are
             source, lost = _last_read(folder, table, staged, parts, None, rebuild=True)
             fill = _Fill(source, staged)
         operation = "repair" if reason else "full"

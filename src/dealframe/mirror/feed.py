@@ -46,7 +46,15 @@ from ..notices import ServiceContractWarning, findings_held, user_stacklevel
 from ..transport.refusals import TOO_LARGE
 from .schema import ABSENT, absent_columns, api_entity
 
-__all__ = ["ClientFetch", "Fetch", "FeedWalk", "client_fetch", "rows_lost", "PAGE_SIZE"]
+__all__ = [
+    "ClientFetch",
+    "Fetch",
+    "FeedWalk",
+    "client_fetch",
+    "rows_lost",
+    "warn_held",
+    "PAGE_SIZE",
+]
 
 #: How the client's page says fields absent from every item end (a frame's columns null), and
 #: how the mirror says it: a row marked deleted keeps the values last read (:mod:`.absent`).
@@ -210,16 +218,16 @@ class ClientFetch:
             frame = self._ask(filters, page)  # known whole (kept) or not (dropped)
         lost = rows_lost(frame)
         if not lost:
-            for said in first_said:  # at the user's line, under the user's filters
-                said = said.replace(_NULL_COLUMNS, _MIRROR_COLUMNS)
-                warnings.warn(said, ServiceContractWarning, stacklevel=user_stacklevel())
+            warn_held(first_said, frame)
             return frame
         self.again += 1
         since = filters.get("updated_at", {}).get("gte")
         query = "every record" if since is None else f"updated_at >= {since}"
-        again = self._ask(filters, page)
+        with findings_held() as again_said:  # said once the page asked again is kept
+            again = self._ask(filters, page)
         still = rows_lost(again)
         if not still:
+            warn_held(again_said, again)
             self.whole_again.append(
                 f"page {page} of {query}: {'; '.join(f['message'] for f in lost)}; asked once "
                 f"more, it held all {len(again)} rows"
@@ -276,6 +284,42 @@ class ClientFetch:
                     raise
                 self.refused.append(said)
                 self.size = min(self.size, self.client.private._list_page_size)
+
+
+def warn_held(said: list[str], frame: pd.DataFrame, *, absent: bool = True) -> None:
+    """Warn the findings held (:func:`~dealframe.notices.findings_held`) of the page ``frame``
+    of the change feed, at the user's line: those of fields absent from every item (the
+    page's ``missing_field`` findings, ``attrs["findings"]``) say what the mirror's table
+    holds there rather than the client's frame (``absent``), or are dropped (``absent`` False:
+    a count request, whose one item is no row of the table).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"id": ["a"]})
+    >>> frame.attrs["findings"] = [{"kind": "missing_field", "where": "POST /x",
+    ...                             "message": "absent from all 1 items: website"}]
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     warn_held(["POST /x: absent from all 1 items: website"], frame, absent=False)
+    >>> seen
+    []
+    """
+    records = frame.attrs.get("findings") or ()
+    lacking = {
+        f"{r.get('where')}: {r.get('message')}"
+        for r in records
+        if isinstance(r, dict) and r.get("kind") == "missing_field"
+    }
+    for message in said:
+        if message in lacking:
+            if not absent:
+                continue
+            message = (
+                message.replace(_NULL_COLUMNS, _MIRROR_COLUMNS)
+                if _NULL_COLUMNS in message
+                else f"{message} {_MIRROR_COLUMNS}"
+            )
+        warnings.warn(message, ServiceContractWarning, stacklevel=user_stacklevel())
 
 
 def rows_lost(frame: pd.DataFrame) -> list[dict[str, Any]]:

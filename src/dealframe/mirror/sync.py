@@ -27,7 +27,7 @@ from dealframe.arguments import checked_keywords, choice, expanded_path, finite_
 
 from ..errors import ConfigurationError, DealframeError, ValidationError
 from ..frames.normalize import no_offset_text, numbers_noted, offsets_noted, warnings_noted
-from ..notices import ServiceContractWarning, user_stacklevel
+from ..notices import ServiceContractWarning, findings_held, user_stacklevel
 from ..transport.paging import interactive, progress_bar
 from .ahead import read_ahead
 from .commit import commit_entity
@@ -39,7 +39,7 @@ from .errors import (
     MirrorRepairWarning,
     Said,
 )
-from .feed import PAGE_SIZE, ClientFetch, FeedWalk, Fetch, client_fetch
+from .feed import PAGE_SIZE, ClientFetch, FeedWalk, Fetch, client_fetch, warn_held
 from .migrate import migrate
 from .schema import ENTITIES, api_entity
 from .state import (
@@ -733,6 +733,19 @@ def _table_rows(folder: Path, table: DeltaTable) -> int:
     return int(pc.sum(records).as_py() or 0)
 
 
+def _count_page(client: Any, entity: str, filters: dict[str, Any]) -> pd.DataFrame:
+    """The first page of one item of ``entity`` under ``filters``, for its ``total``: its
+    findings are warned, but for those of fields absent from its one item (no row of the
+    table: the change feed's pages say them of the table's rows); an error drops them (the
+    caller says it)."""
+    with findings_held() as held:
+        first = client.private.page(
+            api_entity(entity), filters, page=client.private._first_page, limit=1, cache=False
+        )
+    warn_held(held, first, absent=False)
+    return first
+
+
 def _compare_counts(client: Any, root: Path, done: EntityReport, said: Said) -> None:
     """One request: the service's count of the entity's records (deleted ones included)
     against the table's rows; a difference is said in ``done`` and warned of. The change
@@ -741,13 +754,7 @@ def _compare_counts(client: Any, root: Path, done: EntityReport, said: Said) -> 
     folder = root / done.entity
     done.table_rows = table = _table_rows(folder, open_table(folder))
     try:
-        first = client.private.page(
-            api_entity(done.entity),
-            {"include_deleted": True},
-            page=client.private._first_page,
-            limit=1,
-            cache=False,
-        )
+        first = _count_page(client, done.entity, {"include_deleted": True})
     except DealframeError as exc:
         done.rows_differ = f"the service's count could not be read: {exc}"
         _diverge(said, f"the mirror's {done.entity} table: {done.rows_differ}")
@@ -806,9 +813,7 @@ def _compare_live(client: Any, root: Path, done: EntityReport, said: Said) -> No
     does for created ones, and are not warned of."""
     done.requests += 1
     try:
-        first = client.private.page(
-            api_entity(done.entity), {}, page=client.private._first_page, limit=1, cache=False
-        )
+        first = _count_page(client, done.entity, {})
     except DealframeError:
         return  # the count with deleted records is compared; this one adds to it only
     live = first.attrs.get("total")
