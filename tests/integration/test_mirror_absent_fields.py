@@ -136,6 +136,47 @@ def test_deal_tombstones_keep_their_target_and_multiples(client, sb, proxy, tmp_
     assert len(found) == 1 and "18 documented field(s) (deal_date (4)" in found[0], said
 
 
+def _tombstone_with(*held: str) -> Any:
+    """A deleted record as a tombstone that also carries the documented fields ``held``."""
+
+    def change(item: dict[str, Any]) -> None:
+        if item.get("deleted") is True:
+            for key in [k for k in item if k not in (*KEPT, *held)]:
+                del item[key]
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("entity", "held", "kept"),
+    [
+        ("investors", ("name",), ["short_name", "website", "country"]),
+        ("deals", ("target",), ["deal_date", "deal_type", "buyers", "created_at", "ev_revenue"]),
+        ("deals", ("deal_multiples",), ["deal_date", "target_id", "target_name", "buyers"]),
+    ],
+    ids=["investor with its name", "deal with its target", "deal with its multiples"],
+)
+def test_a_tombstone_carrying_a_field_or_two_keeps_the_others(
+    client, sb, proxy, tmp_path, entity, held, kept
+):
+    """Fields are counted, not columns: a deal's ``target`` (five columns) or an investor's
+    ``name`` beside the tombstone's own fields still make a tombstone (a rule of one column in
+    ten wrote null over every other field of these)."""
+    path = tmp_path / "mirror"
+    _sync(client, path, entity)
+    changes = Changes(sb.state, seed=7)
+    changes.advance(60)
+    gone = changes.soft_delete(entity, 3)
+    before = _rows(path, entity, gone)
+    proxy.add(rf"/api/private/v1/{api_entity(entity)}$", items_edit(_tombstone_with(*held)))
+    done, said = _sync(client, path, entity)
+    after = _rows(path, entity, gone)
+    assert after["deleted"].all()
+    pd.testing.assert_frame_equal(after[kept], before[kept])
+    assert after[kept].notna().any(axis=None)
+    assert any("marked deleted came without" in s for s in said), said
+
+
 def test_new_rows_without_fields_are_null_and_said(client, sb, proxy, tmp_path):
     changes = Changes(sb.state, seed=3)
     gone = changes.soft_delete("investors", 3)
@@ -180,7 +221,10 @@ def test_a_live_record_whose_nulls_are_left_out_is_written_null(client, sb, prox
     assert after["ceo"].isna().all() and not after["deleted"].any()
     assert after["name"].notna().all()
     assert done.fields_absent is not None and "; " not in done.fields_absent  # one sentence
-    assert "not tombstones (live, or marked deleted holding most fields)" in done.fields_absent
+    assert (
+        "not tombstones (live, or marked deleted holding more of their fields than they lack)"
+        in done.fields_absent
+    )
     assert "ceo (" in done.fields_absent and "written null" in done.fields_absent
     assert "tombstones)" not in done.fields_absent  # no tombstone sentence
     # the first sync: deleted records lacking only their nulls are no tombstones: written null

@@ -107,26 +107,32 @@ def test_one_page_of_a_misspelt_query_names_the_carried_spelling(client, carried
     assert len(past) == 0
 
 
-def test_a_page_past_the_end_without_total_from_a_service_counting_from_0_says_nothing(carried):
-    """Without ``meta.total`` a page is taken for an empty query only when it is known to be
-    the service's first: page 1 of a service counting pages from 0 is its second, and an
-    empty one is past the end (a hint there read a page of 1,000 companies for nothing)."""
+def test_without_total_page_1_is_the_first_unless_pages_count_from_0(carried):
+    """Without ``meta.total`` a page is taken for an empty query only when it is the service's
+    first: page 0, or page 1 unless the client found the service counting pages from 0 (then
+    an empty page 1 is past the end, and a hint there read a page of 1,000 companies for
+    nothing); a client that pages alone, on a service counting from 1, still gets the hint."""
     vertical, _ = carried
-    with (
-        dealframe.sandbox.run(scale=0.05, profile="page-from-0") as sb,
-        Proxy(sb.url) as px,
-        dealframe.Client(px.url, sb.public_token, sb.private_key, cache_enabled=False) as c,
-    ):
-        px.add(COMPANIES, meta_delete("total"))
-        first = c.private.page("companies", {"verticals": [vertical]}, page=0, limit=1000)
-        assert 0 < len(first) < 1000  # the whole query on the service's first page
-        before = px.count(COMPANIES)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", MissingDataWarning)
-            past = c.private.page("companies", {"verticals": [vertical]}, page=1, limit=1000)
-        assert len(past) == 0 and px.count(COMPANIES) - before == 1  # no page read for a hint
-        with pytest.warns(MissingDataWarning, match="did you mean"):
-            c.private.page("companies", {"verticals": [vertical.swapcase()]}, page=0)
+    for profile in ("default", "page-from-0"):
+        with (
+            dealframe.sandbox.run(scale=0.05, profile=profile) as sb,
+            Proxy(sb.url) as px,
+            dealframe.Client(px.url, sb.public_token, sb.private_key, cache_enabled=False) as c,
+        ):
+            px.add(COMPANIES, meta_delete("total"))
+            if profile == "default":  # a fresh client paging alone
+                with pytest.warns(MissingDataWarning, match="did you mean"):
+                    c.private.page("companies", {"verticals": [vertical.swapcase()]})
+                continue
+            assert len(c.private.deals()) > 1000  # a walk of two pages or more
+            assert c.private._first_page == 0  # the walk found pages counted from 0
+            before = px.count(COMPANIES)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", MissingDataWarning)
+                past = c.private.page("companies", {"verticals": [vertical]}, page=1, limit=1000)
+            assert len(past) == 0 and px.count(COMPANIES) - before == 1  # no hint page read
+            with pytest.warns(MissingDataWarning, match="did you mean"):
+                c.private.page("companies", {"verticals": [vertical.swapcase()]}, page=0)
 
 
 @pytest.fixture

@@ -4,13 +4,13 @@ The interface document gives every item of a list answer every documented field,
 say what a soft-deleted record of the change feed holds: a real service may well send it as a
 tombstone (``{"id", "deleted", "updated_at"}`` only). A field *absent* from an item (not null:
 null is a value, the record's own) of a row the feed marks deleted says nothing of the
-record's value, so the sync keeps the value last read when the row is a tombstone (it holds at
-most :data:`TOMBSTONE_HOLDS` of the table's columns besides ``id``, ``deleted`` and
-``updated_at``: :func:`is_tombstone`): this sync's earlier read of the record (read whole, then
+record's value, so the sync keeps the value last read when the row is a tombstone (of the
+documented fields of its table besides ``id``, ``deleted`` and ``updated_at``, it holds no more
+than it lacks: :func:`is_tombstone`): this sync's earlier read of the record (read whole, then
 deleted while the walk went on), else the table's (:func:`kept_values`; a rebuild reads the
 table it replaces). A tombstone of a record never read has none to keep: its
 absent fields are written null. A row *not* a tombstone (live, or marked deleted but holding
-more fields) that lacks fields is written null there, as it always was: services that leave
+more of its fields than it lacks) that lacks fields is written null there, as it always was: services that leave
 null fields out of their items ("exclude none" serialisers) are common, and a value cleared
 must be written cleared. All three are said (:func:`absent_said`), one sentence each at most,
 by entity, rows and the fields most often absent.
@@ -38,28 +38,27 @@ from collections.abc import Mapping
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["TOMBSTONE_HOLDS", "absent_said", "is_tombstone", "kept_values"]
-
-#: The largest share of the table's columns (``id``, ``deleted`` and ``updated_at`` left out)
-#: a row marked deleted holds and is still a tombstone: one that holds more lacks the others
-#: because the service leaves nulls out of its items (they are written null).
-TOMBSTONE_HOLDS = 0.1
+__all__ = ["absent_said", "is_tombstone", "kept_values"]
 
 #: Fields lacked, by the rows that lacked them (a row counted once, under its own fields).
 Lacked = Counter[tuple[str, ...]]
 
 
-def is_tombstone(lacked: tuple[str, ...], others: int) -> bool:
-    """Whether a row marked deleted that lacked the columns ``lacked``, of the ``others``
-    columns of its table besides ``id``, ``deleted`` and ``updated_at``, is a tombstone: it
-    holds at most :data:`TOMBSTONE_HOLDS` of them (none, for a table of fewer than ten).
+def is_tombstone(lacked: int, others: int) -> bool:
+    """Whether a row marked deleted whose item lacked ``lacked`` of the ``others`` documented
+    top-level fields of its table (``id``, ``deleted`` and ``updated_at`` left out) is a
+    tombstone: it holds no more of them than it lacks. Fields, not columns, are counted (a
+    deal's ``target`` gives five columns): ``{id, name, deleted, updated_at}`` of an investor
+    (4 other fields) and a deal holding only its ``target`` are tombstones, and a record that
+    lacks only the fields it left null (a service that leaves nulls out) is not (the harm of
+    the other way, a cleared value kept, is the smaller one for a record mostly null).
 
     Examples
     --------
-    >>> is_tombstone(("name", "country"), 2), is_tombstone(("ceo",), 20)
-    (True, False)
+    >>> is_tombstone(3, 4), is_tombstone(2, 4), is_tombstone(1, 20)
+    (True, True, False)
     """
-    return others - len(lacked) <= TOMBSTONE_HOLDS * others
+    return others - lacked <= lacked
 
 
 def kept_values(
@@ -120,7 +119,7 @@ def absent_said(kept: Lacked, new: Lacked, nulled: Lacked, *, lost: str | None =
     >>> absent_said(Counter({("name", "country"): 5}), Counter(), Counter())[0]
     "5 row(s) marked deleted came without 2 documented field(s) (name (5), country (5)), absent rather than null (tombstones): their values stay as last read (this sync's earlier read of the record, else the table)"
     >>> absent_said(Counter(), Counter(), Counter({("ceo",): 3, ("ceo", "city"): 1}))[0]
-    '4 row(s) not tombstones (live, or marked deleted holding most fields) came without 2 documented field(s) (ceo (4), city (1)), absent rather than null: written null (a service that leaves nulls out of its items, say)'
+    '4 row(s) not tombstones (live, or marked deleted holding more of their fields than they lack) came without 2 documented field(s) (ceo (4), city (1)), absent rather than null: written null (a service that leaves nulls out of its items, say)'
     """
     said = []
     if kept:
@@ -143,8 +142,9 @@ def absent_said(kept: Lacked, new: Lacked, nulled: Lacked, *, lost: str | None =
         )
     if nulled:
         said.append(
-            f"{sum(nulled.values())} row(s) not tombstones (live, or marked deleted holding most "
-            f"fields) came without {_fields(nulled)}, absent rather than null: written null (a "
+            f"{sum(nulled.values())} row(s) not tombstones (live, or marked deleted holding more "
+            f"of their fields than they lack) came without {_fields(nulled)}, absent rather than "
+            "null: written null (a "
             "service that leaves nulls out of its items, say)"
         )
     return said

@@ -17,6 +17,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,7 @@ __all__ = [
     "api_entity",
     "arrow_schema",
     "columns",
+    "fields_of",
     "schema_problem",
     "to_arrow",
     "to_frame",
@@ -101,6 +103,19 @@ def absent_columns(entity: str, fields: list[str] | tuple[str, ...]) -> tuple[st
     """
     wanted = set(fields)
     return tuple(c.name for c in _SCHEMAS[entity] if c.path[0] in wanted)
+
+
+def fields_of(entity: str, columns: Iterable[str]) -> tuple[str, ...]:
+    """The documented top-level fields the ``columns`` of ``entity``'s table come from, each
+    once, in the table's order (the inverse of :func:`absent_columns`).
+
+    Examples
+    --------
+    >>> fields_of("deals", ["target_id", "target_name", "ev_revenue"])
+    ('deal_multiples', 'target')
+    """
+    names = set(columns)
+    return tuple(dict.fromkeys(c.path[0] for c in _SCHEMAS[entity] if c.name in names))
 
 
 def _arrow_type(col: Column) -> pa.DataType:

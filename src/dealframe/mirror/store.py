@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 from .absent import is_tombstone
 from .durable import atomic_write, fsync_dir, fsync_file, private_dirs
 from .folders import log_lost
-from .schema import ABSENT, arrow_schema, to_arrow
+from .schema import ABSENT, arrow_schema, fields_of, to_arrow
 
 __all__ = [
     "KEY",
@@ -228,7 +228,7 @@ class StagedRows:
     Rows lacking documented fields (absent from their items, not null: the feed frame's
     :data:`~dealframe.mirror.schema.ABSENT` column) are kept apart by what the feed says of
     them (:mod:`.absent`): in ``absent``, the columns each id's latest read lacked when it is
-    marked deleted and holds hardly any other (a tombstone, :func:`.absent.is_tombstone`: the
+    marked deleted and holds no more of its fields than it lacks (a tombstone, :func:`.absent.is_tombstone`: the
     commit fills them from the most recent read that held them), with, in ``earlier``, the
     position of this sync's earlier read of that id when there is one (else the table's row
     is that read); in ``nulled``, the columns any other row lacked (live, or marked deleted
@@ -250,12 +250,12 @@ class StagedRows:
     duplicates: bool = False
     pending: pa.Table | None = None
     _writer: PartWriter | None = None
-    _others: int = 0  # the table's columns besides id, deleted and updated_at
+    _others: int = 0  # the table's documented fields besides id, deleted and updated_at
 
     def __post_init__(self) -> None:
         private_dirs(self.folder)
         names = arrow_schema(self.entity).names
-        self._others = len(set(names) - {"id", "deleted", "updated_at"})
+        self._others = len(fields_of(self.entity, set(names) - {"id", "deleted", "updated_at"}))
         self._writer = PartWriter(
             self.folder, self.entity, self.prefix, rows_per_file=self.rows_per_file
         )
@@ -297,7 +297,11 @@ class StagedRows:
         keeps the earlier one's source), a live row's to write null."""
         for ident, lacked, deleted, before in zip(ids, marks, gone, previous):
             lacks = isinstance(lacked, tuple) and bool(lacked)
-            tombstone = deleted is True and lacks and is_tombstone(lacked, self._others)
+            tombstone = (
+                deleted is True
+                and lacks
+                and is_tombstone(len(fields_of(self.entity, lacked)), self._others)
+            )
             source = self.earlier.get(ident) if ident in self.absent else before
             self._forget(ident)
             if tombstone:

@@ -1210,9 +1210,9 @@ class PrivateApi:
             absent=absent,
         )
         found.report(strict=strict, partial=frame, expected=read.returned, received=len(read.items))
-        # an empty query, not a page past its end: without ``total``, only a page known to be
-        # the service's first (0 always is; 1 once this client knows pages count from 1)
-        first = page == 0 or (page == self._first_page and self._first_page_known)
+        # an empty query, not a page past its end: without ``total``, only the service's first
+        # page (0 always is; 1 unless this client found the service counting pages from 0)
+        first = page == 0 or (page == 1 and self._first_page != 0)
         if not len(frame) and (read.total == 0 or (read.total is None and first)):
             self._hint_open_values(entity, wire, None)
         return frame
