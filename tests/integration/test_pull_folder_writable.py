@@ -95,20 +95,29 @@ def _append_only(folder: Path) -> bool:
     return made.returncode == 0
 
 
-def test_an_append_only_folder_is_left_as_it_was(
+@pytest.mark.parametrize("written_in", ["a new folder in it", "the folder itself"])
+def test_an_append_only_folder(
     sandbox: Any,
     proxy: Proxy,
     tmp_path: Path,
     capsys: Any,
     monkeypatch: Any,
+    written_in: str,
 ) -> None:
+    """Files can be made in an append-only folder, none removed or renamed. A new folder made
+    in it is written as usual, and no probe is left there. Written in the folder itself (a
+    temporary file renamed into place), it let a probe of a made file pass: the pull fetched
+    every row, failed at the rename and left the temporary file with the whole pull in it. The
+    probe now renames its file too, so the folder is refused before any request (its probe,
+    which it will not let go of, named in a warning)."""
     folder = tmp_path / "append-only"
     folder.mkdir()
     if not _append_only(folder):
         pytest.skip("needs root, chattr and a file system with append-only folders")
+    target = folder / "new" / "d.csv" if written_in == "a new folder in it" else folder / "d.csv"
     try:
         code, err = pull(
-            ["deals", "--limit", "3", "-o", str(folder / "new" / "d.csv")],
+            ["deals", "--limit", "3", "-o", str(target)],
             proxy.url,
             sandbox.private_key,
             capsys,
@@ -117,41 +126,14 @@ def test_an_append_only_folder_is_left_as_it_was(
         left = sorted(p.name for p in folder.iterdir())
     finally:
         subprocess.run(["chattr", "-a", str(folder)], check=True)
-    assert code == 0, err
-    assert proxy.count() > 0
-    assert left == ["new"]  # no probe file the folder will not let go of
-
-
-def test_an_append_only_folder_written_in_is_refused_before_any_request(
-    sandbox: Any,
-    proxy: Proxy,
-    tmp_path: Path,
-    capsys: Any,
-    monkeypatch: Any,
-) -> None:
-    """The write makes a temporary file beside ``-o`` and renames it into place: a folder
-    where files can be made but not renamed (append-only) let the probe of a made file pass,
-    and the pull fetched every row, failed at the rename and left the temporary file with
-    the whole pull in it. The probe now renames its file too."""
-    folder = tmp_path / "append-only"
-    folder.mkdir()
-    if not _append_only(folder):
-        pytest.skip("needs root, chattr and a file system with append-only folders")
-    try:
-        code, err = pull(
-            ["deals", "--limit", "3", "-o", str(folder / "d.csv")],
-            proxy.url,
-            sandbox.private_key,
-            capsys,
-            monkeypatch,
-        )
-        left = sorted(p.name for p in folder.iterdir())
-    finally:
-        subprocess.run(["chattr", "-a", str(folder)], check=True)
+    if written_in == "a new folder in it":
+        assert code == 0, err
+        assert proxy.count() > 0
+        assert left == ["new"]  # no probe file the folder will not let go of
+        return
     assert code == 2, err
     assert "invalid -o:" in err and "cannot be written" in err, err
     assert proxy.count() == 0  # refused before any request
-    # only the empty probe the folder will not let go of, and a warning naming it
     assert len(left) == 1 and left[0].endswith(".probe"), left
     assert (folder / left[0]).stat().st_size == 0 and left[0] in err
 
