@@ -20,6 +20,7 @@ import contextlib
 import errno
 import os
 import re
+import struct
 import sys
 import tempfile
 import warnings
@@ -225,6 +226,9 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
         raise ValidationError(option, f"{expected} ({folder} is a file)", got=str(path))
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValidationError(option, f"{expected} ({folder} cannot be written)", got=str(path))
+    locked = _locked(folder) if not missing else None
+    if locked:  # known before a probe is made that the folder would keep
+        raise ValidationError(option, f"{expected} ({folder} is {locked})", got=str(path))
     try:  # the bits are not the proof: as root, os.access says yes to /proc
         _probe_write(folder, renamed=not missing)
     except OSError as exc:
@@ -233,6 +237,41 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
             option, f"{expected} ({folder} cannot be written: {why})", got=str(path)
         ) from None
     return missing
+
+
+#: Linux inode flags (``chattr``) of a folder where no file can be renamed or removed:
+#: ``FS_IMMUTABLE_FL`` and ``FS_APPEND_FL``, read with ``FS_IOC_GETFLAGS``.
+_LOCKS = {0x10: "immutable (chattr +i)", 0x20: "append-only (chattr +a)"}
+_GETFLAGS = (2 << 30) | (struct.calcsize("l") << 16) | (ord("f") << 8) | 1
+
+
+def _locked(folder: Path) -> str | None:
+    """What makes ``folder`` keep every file made in it (``"append-only (chattr +a)"``),
+    read from its inode flags; None where it has none, or the system cannot say (not Linux,
+    a file system without the flags): the probe then decides.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> _locked(Path(tempfile.mkdtemp())) is None
+    True
+    """
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system
+        return None
+    try:
+        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    try:
+        read = fcntl.ioctl(handle, _GETFLAGS, bytes(struct.calcsize("l")))
+    except OSError:  # ENOTTY, EOPNOTSUPP: no such flags here
+        return None
+    finally:
+        os.close(handle)
+    flags = int.from_bytes(read[:4], sys.byteorder)
+    return next((why for bit, why in _LOCKS.items() if flags & bit), None)
 
 
 #: What ``open(folder, O_TMPFILE)`` fails with where the file system or kernel has no
