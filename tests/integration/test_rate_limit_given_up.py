@@ -27,7 +27,7 @@ from _drift_proxy import Proxy
 
 import dealframe.sandbox
 from dealframe.client import Client
-from dealframe.errors import IncompleteResultError, RateLimitedError
+from dealframe.errors import IncompleteResultError, RateLimitedError, TransportError
 from dealframe.sandbox.faults import FaultPlan
 
 SEARCH = r"^/api/v2/companies$"
@@ -117,3 +117,16 @@ def test_the_later_chunks_of_a_call_wait_out_a_429_given_up_on(parts):
         # the retry's wait, then the wait given up on, before the second chunk was sent
         assert clock.slept == pytest.approx(2 * WAIT)
         assert proxy.count(CURRENT) > 2
+
+
+def test_a_call_whose_budget_ends_at_the_closed_gate_says_so(parts):
+    """The next call of a short budget waits at the gate (in real time, half a second) and
+    ends there, unsent, saying it was waiting out a rate limit."""
+    sb, plan, proxy = parts
+    with Client(proxy.url, sb.public_token, sb.private_key, **SETTINGS, call_budget=0.5) as c:
+        plan.script(SEARCH, ["429"])
+        with pytest.raises(RateLimitedError, match="call budget exhausted"):
+            c.public.search()
+        with pytest.raises(TransportError, match=r"waiting out a rate limit \(public requests"):
+            c.public.search()
+        assert proxy.count(SEARCH) == 1  # the second call sent nothing

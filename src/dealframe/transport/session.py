@@ -909,8 +909,14 @@ class Transport:
                     return stored  # held back, and answered from the cache: nothing is sent
                 if deadline is not None and time.monotonic() >= deadline:
                     self.stats._add(failures=1)
+                    when = "before the request could be sent"
+                    if left := self.gate.remaining(info.family):  # a 429's wait not yet over
+                        when += (
+                            f", waiting out a rate limit ({info.family} requests of this "
+                            f"client wait {left:.1f} s more)"
+                        )
                     raise TransportError(
-                        budget_text(self.settings.call_budget, "before the request could be sent"),
+                        budget_text(self.settings.call_budget, when),
                         request=info,
                         attempts=attempt - 1,
                         kind="budget",
