@@ -368,7 +368,13 @@ def _check_expiry(value: Any) -> Mapping[str, float]:
         merged[kind] = _check_number(
             name, seconds, minimum=0, maximum=SETTING_MAXIMUMS["cache_expiry"]
         )
-    merged["changefeed"] = 0  # a change feed is never served from cache
+        if kind == "changefeed" and merged[kind] != 0:  # it would never apply: refused
+            raise ConfigurationError(
+                f"{name}: change-feed pulls are never cached (each must see the changes made "
+                f"since the last), so no expiry applies to them; leave the kind out (or give 0), "
+                f"got {seconds!r}",
+                field="cache_expiry",
+            )
     return Expiry(merged)
 
 
@@ -526,7 +532,8 @@ class Settings:
         suffix); default :func:`default_cache_path`.
     cache_expiry : mapping
         Seconds per endpoint kind (at most 365 days), merged over
-        :data:`DEFAULT_CACHE_EXPIRY`; ``changefeed`` is always 0 (never cached). Held as a
+        :data:`DEFAULT_CACHE_EXPIRY`; ``changefeed`` is always 0 (never cached: any other
+        value is a :class:`~dealframe.errors.ConfigurationError`). Held as a
         read-only :class:`Expiry`, so settings can be pickled and deep-copied (the tokens
         with them, in clear: treat the bytes as the tokens).
     allow_insecure_http : bool

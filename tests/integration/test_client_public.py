@@ -178,31 +178,38 @@ def test_an_industry_or_theme_no_company_carries_is_warned_with_the_close_value(
     public = api(client, version)
     vertical, wrong_case, _ = _not_carried(universe[version], "verticals")
     theme, _, misspelt = _not_carried(universe[version], "themes")
+    # a search that matches nothing is an empty frame of companies, no missing data; an
+    # empty group is (all-NaN rows, or no field column), said before the hint
     calls_ = [
-        ("industries[0]", wrong_case, vertical, lambda: public.search(industries=[wrong_case])),
-        ("themes[0]", misspelt, theme, lambda: public.search(themes=[misspelt])),
+        ("industries[0]", wrong_case, vertical, 0, lambda: public.search(industries=[wrong_case])),
+        ("themes[0]", misspelt, theme, 0, lambda: public.search(themes=[misspelt])),
         (
             "industries[0]",
             wrong_case,
             vertical,
+            1,
             lambda: public.group_current(industries=wrong_case),
         ),
         (
             "themes[1]",
             misspelt,
             theme,
+            1,
             lambda: public.group_time_series(themes=[theme, misspelt], countries=["ZZZ"]),
         ),
     ]
-    for argument, given, meant, call in calls_:
+    for argument, given, meant, empty, call in calls_:
         before = calls(client)
         with warnings.catch_warnings(record=True) as record:
             warnings.simplefilter("always")
             frame = call()
         assert len(frame) == 0 or frame.attrs["companies"] == 0
         assert calls(client)[0] == before[0] + 2  # the call and one unfiltered search
-        hints = _hints(record)
-        assert len(hints) == 1, hints
+        said = _hints(record)
+        hints = [h for h in said if "no company carries" in h]
+        assert len(hints) == 1, said
+        assert len(said) == 1 + empty, said
+        assert all(h.startswith("no value") for h in said[:empty]), said
         assert hints[0].startswith(f"{argument}: no company carries {given!r}")
         assert f"did you mean {meant!r}" in hints[0]
         assert {w.filename for w in record} == {__file__}  # at the caller's line

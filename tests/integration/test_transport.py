@@ -391,7 +391,9 @@ def test_call_budget_stops_retrying(server, make, monkeypatch):
     # not the 3 s Retry-After: given up at once, with nothing waited and no second request
     assert "call budget exhausted (next retry was due in 3.0 s)" in str(caught.value)
     assert caught.value.attempts == 1 and server.plan.counts() == {"429": 1}
-    assert t.gate.closures == 0 and clock.slept == 0 and slept == []
+    assert clock.slept == 0 and slept == []
+    # yet the wait stands: the family's gate is closed for it (the next request waits)
+    assert t.gate.closures == 1 and t.gate.remaining("public") == pytest.approx(3.0)
 
 
 def test_client_errors_are_typed_and_not_retried(server, make):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import dealframe
 from dealframe.config import DEFAULT_CACHE_EXPIRY, Settings, default_cache_path, fingerprint
 from dealframe.errors import ConfigurationError, DealframeError
 
@@ -111,11 +112,12 @@ def test_defaults():
 
 
 def test_cache_expiry_overrides_merge_and_changefeed_stays_uncached():
-    s = Settings(cache_expiry={"current": 60, "changefeed": 999, "profile": 10})
+    s = Settings(cache_expiry={"current": 60, "changefeed": 0, "profile": 10})
     assert s.cache_expiry["current"] == 60
     assert s.cache_expiry["profile"] == 10
     assert s.cache_expiry["list"] == DEFAULT_CACHE_EXPIRY["list"]
     assert s.cache_expiry["changefeed"] == 0
+    assert Settings(cache_expiry=s.cache_expiry).cache_expiry == s.cache_expiry  # round trip
     with pytest.raises(ConfigurationError):
         Settings(cache_expiry={"list": -5})
     with pytest.raises(ConfigurationError, match="did you mean 'current'"):
@@ -267,3 +269,14 @@ def test_max_workers_from_the_environment_far_past_the_maximum_is_refused():
     with pytest.raises(ConfigurationError, match="DEALFRAME_MAX_WORKERS") as info:
         Settings.from_env({"DEALFRAME_MAX_WORKERS": "9" * 5000})
     assert "must be from 1 to 64" in str(info.value)
+
+
+@pytest.mark.parametrize("seconds", [60, 0.5, 999])
+def test_a_changefeed_expiry_is_refused_not_ignored(seconds):
+    """``cache_expiry={"changefeed": 60}`` was accepted and silently set to 0: a change feed
+    is never cached, so the setting could never apply."""
+    with pytest.raises(ConfigurationError, match="change-feed pulls are never cached") as info:
+        Settings(cache_expiry={"changefeed": seconds})
+    assert info.value.field == "cache_expiry" and "cache_expiry['changefeed']" in str(info.value)
+    with pytest.raises(ConfigurationError, match="never cached"):
+        dealframe.Client(cache_expiry={"changefeed": seconds}, cache_enabled=False)

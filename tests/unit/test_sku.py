@@ -189,19 +189,44 @@ def test_a_sku_with_a_typo_is_refused_naming_its_position_and_character(sku, ver
     assert sku_version(sku) is None
 
 
-@pytest.mark.parametrize("n", [0, -1])
+@pytest.mark.parametrize("n", [0, -1, 1.0, True, "1"])
 def test_format_v2_refuses_a_suffix_that_is_not_from_1(n):
     """``n=0`` was taken as no suffix: ``format_v2("ACME", "USA", 0)`` gave ``ACME-USA``,
-    another company's SKU. Any ``n`` given is written, and ``.0`` is refused as
-    ``parse_sku("ACME-USA.0")`` refuses it."""
+    another company's SKU. An ``n`` that is no whole number from 1 is refused naming ``n``
+    (``-1`` was said as "the country '1' ... is not 3 capital letters"), as
+    ``parse_sku("ACME-USA.0")`` refuses its SKU."""
     with pytest.raises(ValidationError) as err:
         format_v2("ACME", "USA", n)
-    assert err.value.argument == "sku" and f"ACME-USA.{n}" in str(err.value)
-    with pytest.raises(ValidationError):
-        parse_sku(f"ACME-USA.{n}")
+    assert err.value.argument == "n" and "a whole number from 1" in str(err.value)
+    assert "country" not in str(err.value)
     with pytest.raises(ValidationError):
         str(Sku("v2", "ACME", country="USA", n=n))
     assert format_v2("ACME", "USA", None) == "ACME-USA"
+    assert format_v2("ACME", "USA", 2) == "ACME-USA.2"
+
+
+@pytest.mark.parametrize(
+    ("exchange", "ticker", "argument", "said"),
+    [
+        ("NAS_DAQ", "ACME", "exchange", "would read as exchange 'NAS'"),
+        ("NSE", "ABC-DEF", "sku", "v2 SKU of ticker 'NSE_ABC' and country 'DEF'"),
+        (1, "ACME", "exchange", "a string"),
+    ],
+)
+def test_format_v1_refuses_what_does_not_read_back(exchange, ticker, argument, said):
+    """``format_v1("NAS_DAQ", "ACME")`` gave ``NAS_DAQ_ACME``, which ``parse_sku`` reads as
+    exchange ``NAS``; ``format_v1("NSE", "ABC-DEF")`` gave a SKU read as v2."""
+    with pytest.raises(ValidationError) as err:
+        format_v1(exchange, ticker)
+    assert err.value.argument == argument and said in str(err.value)
+
+
+def test_format_v1_reads_back_as_its_parts():
+    for exchange, ticker in [("NYSE", "BRK.B"), ("NYSE", "BF-B"), ("NSE-KE", "ABC")]:
+        sku = format_v1(exchange, ticker)
+        assert parse_sku(sku) == Sku("v1", ticker, exchange=exchange)
+    # a v1 SKU the version reads as v1 alone keeps its text
+    assert str(parse_sku("NSE_ABC-DEF", "v1")) == "NSE_ABC-DEF"
 
 
 @pytest.mark.parametrize("version", ["v3", "V2", ""])

@@ -64,6 +64,7 @@ from ..provenance import attach
 from ..transport.body import expecting
 from ..transport.paging import FATAL_ERRORS, map_concurrent
 from ..transport.refusals import smaller_size
+from .extras import item_extras
 from .fields import ServedFields, served_names
 from .hints import HINT_SECONDS, unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
@@ -429,6 +430,9 @@ def _absent_requested(
       maps out; a group answer with no period, ``data: []``), the answer holds no data: every
       name is missing data, said once (a company series whose items all lack ``data`` has
       its SKUs said as not returned instead).
+    - Without ``names`` (the service's default fields), an answer none of whose fields holds
+      a value (a window with no month of data), or a group answer with no period, is
+      missing data too, said once: never a silent frame of nulls, or of no row.
 
     A name is given the closest name known (``served``: the document's, those seen with a
     value, and the names this answer holds) only when it is none of those."""
@@ -438,6 +442,11 @@ def _absent_requested(
             warn_missing(
                 f"no value for {', '.join(_hinted(names, served, frozenset()))}{window_said}: "
                 "the answer holds no period, their columns are all null"
+            )
+        elif member == "median":  # no field named: the frame has no column to be null
+            warn_missing(
+                f"no value{window_said}: the answer holds no period, so the frame has no "
+                "field column (name fields for fixed columns)"
             )
         return []
     have: set[str] = set()
@@ -452,11 +461,17 @@ def _absent_requested(
         return []
     keys = served_names(items, member)
     asked = list(dict.fromkeys(names or ()))
-    # a name held with no value, or any when the answer holds no key at all: missing data
+    # a name held with no value, or any when the answer holds no key at all: missing data;
+    # no name asked: missing data when no field the answer holds has a value
     empty = [n for n in asked if n not in have and (n in keys or not keys)]
-    if empty or (not keys and not asked):
+    if empty or (not asked and not have):
         what = f"for {', '.join(_hinted(empty, served, keys))} " if empty else ""
-        said = "their columns are all null" if empty else "the answer holds no field"
+        if empty:
+            said = "their columns are all null"
+        elif keys:
+            said = f"none of the {len(keys)} fields it holds has one, every value is null"
+        else:
+            said = "the answer holds no field"
         warn_missing(f"no value {what}in {member} of any of the {held} items{window_said}: {said}")
     absent = [n for n in asked if n not in keys and keys]
     if absent:
@@ -1278,7 +1293,10 @@ class PublicApi:
         pandas.DataFrame
             As ``shape`` says; ``attrs["missing_skus"]`` lists the SKUs the service did not
             return (each warned, an :class:`~dealframe.errors.IncompleteResultError` under
-            ``strict=True``).
+            ``strict=True``); ``attrs["item_extras"]`` holds, by SKU, the members of its item
+            the document does not name (:func:`~dealframe.public.extras.item_extras`). The
+            items' ``ticker`` and ``exchange`` are not in the frame (``current`` and
+            ``search`` give them).
 
         Raises
         ------
@@ -1331,6 +1349,7 @@ class PublicApi:
                 frame = time_series_long(items, date_from=start, date_to=end, found=found)
         received = [it["sku"] for it in items]  # a SKU not received: all-NaN columns, no rows
         frame.attrs["fields_not_held"] = not_held
+        frame.attrs["item_extras"] = item_extras(items, "time_series", "sku")
         return self._settle(
             frame, endpoint, responses, failures, asked, received, found, strict, refused
         )
@@ -1371,8 +1390,10 @@ class PublicApi:
             One row per field with ``sum`` and ``median`` (NaN where the field's
             class has none); ``attrs`` holds the response meta (companies). A group that
             matched no company (``meta.companies`` 0; without it, ``meta.count`` 0 or no
-            value in ``data``) filtered by industries or themes is followed by a hint naming
-            each value no company carries, with the close ones.
+            value in ``data``) is missing data: one
+            :class:`~dealframe.notices.MissingDataWarning` (every value NaN), followed, when
+            filtered by industries or themes, by a hint naming each value no company
+            carries, with the close ones.
 
         Examples
         --------
@@ -1393,7 +1414,10 @@ class PublicApi:
         check_group_classes(frame, found)
         attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
         found.report(strict=strict, partial=frame)
-        self._explain_empty(body, _empty_group(frame), refresh, cache)
+        empty = _empty_group(frame)
+        if empty:  # every statistic NaN: said, then which industries or themes matched none
+            warn_missing("no value: the group matches no company, every sum and median is NaN")
+        self._explain_empty(body, empty, refresh, cache)
         return frame
 
     def group_time_series(
@@ -1452,7 +1476,8 @@ class PublicApi:
             Each date given bounds the index (months without a value are NaN rows, as
             in :meth:`time_series`); a date not given is the first (last) month returned,
             and with no month returned the index is then empty. ``attrs`` holds ``count`` and
-            ``companies``.
+            ``companies``, and ``item_extras``: by period, the members of its item the
+            document does not name (:func:`~dealframe.public.extras.item_extras`).
 
         Examples
         --------
@@ -1492,6 +1517,7 @@ class PublicApi:
             group=body,
             findings=found.records(),
             fields_not_held=not_held,
+            item_extras=item_extras(items, "group_time_series", "period"),
         )
         found.report(
             strict=strict, partial=frame, expected=count, received=len(items), what="periods"

@@ -13,7 +13,9 @@ digit of another script (``١``: Unicode category Nd beyond ``0``-``9``) and a d
 ``-`` (``–``). A v1 SKU splits at its first ``_``; a v2 SKU ends in ``-`` and three
 capital letters (the ISO 3166 alpha-3 country), then perhaps ``.N`` (N from 1, no leading
 zero), so ``BRK.B-USA.1`` is ticker ``BRK.B``, country ``USA``, N 1. The service decides
-whether such a SKU exists.
+whether such a SKU exists. :func:`format_v1` and :func:`format_v2` write only a SKU that
+:func:`parse_sku` reads back as the parts given: an exchange holding ``_``, a v1 SKU that
+reads as v2 and an ``n`` that is no whole number from 1 are refused, naming the part.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..arguments import integer_in
 from ..errors import ValidationError
 
 __all__ = ["Sku", "format_v1", "format_v2", "parse_sku", "sku_version", "validate_skus"]
@@ -37,6 +40,8 @@ _V2 = re.compile(rf"^(?P<ticker>{_CHARS}+?)-(?P<country>[A-Z]{{3}})(?:\.(?P<n>[1
 #: An ASCII character that is no visible one (a space, a control character).
 _NOT_VISIBLE_ASCII = re.compile(r"[^!-~]")
 _VERSIONS = ("v1", "v2")
+#: What :func:`format_v2` expects of ``n``.
+_N_EXPECTED = "a whole number from 1 (the '.N' suffix of a v2 SKU), or None (no suffix)"
 _PATTERNS = {"v1": _V1, "v2": _V2}
 
 
@@ -63,34 +68,72 @@ class Sku:
     n: int | None = None
 
     def __str__(self) -> str:
-        if self.version == "v1":
-            return format_v1(self.exchange or "", self.ticker)
+        if self.version == "v1":  # as parse_sku(sku, "v1") read it, even where v2 reads too
+            return _v1_text(self.exchange or "", self.ticker, alone=False)
         return format_v2(self.ticker, self.country or "", self.n)
 
 
 def format_v1(exchange: str, ticker: str) -> str:
-    """Format a v1 SKU.
+    """Format a v1 SKU: one that :func:`parse_sku` reads back, without a version given, as
+    this ``exchange`` and ``ticker``.
+
+    An exchange holding ``_`` is refused (a v1 SKU splits at its first ``_``:
+    ``NAS_DAQ_ACME`` is exchange ``NAS``), and so is a SKU that reads as a v2 one (ticker
+    ``ABC-DEF``: ``NSE_ABC-DEF`` is the v2 ticker ``NSE_ABC`` of country ``DEF``).
 
     Examples
     --------
     >>> format_v1("NASDAQ", "ACME")
     'NASDAQ_ACME'
+    >>> format_v1("NAS_DAQ", "ACME")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid exchange: expected an exchange without '_' (a v1 SKU splits at its first '_': 'NAS_DAQ_ACME' would read as exchange 'NAS'), got 'NAS_DAQ'
     """
+    return _v1_text(exchange, ticker, alone=True)
+
+
+def _v1_text(exchange: str, ticker: str, *, alone: bool) -> str:
+    """The v1 SKU of ``exchange`` and ``ticker``, checked as :func:`format_v1` says (``alone``:
+    it must read as v1 without a version given, too)."""
+    for name, value in (("exchange", exchange), ("ticker", ticker)):
+        if not isinstance(value, str):
+            raise ValidationError(name, "a string", got=value)
     sku = f"{exchange}_{ticker}"
+    if "_" in exchange:
+        at = exchange.index("_")
+        raise ValidationError(
+            "exchange",
+            "an exchange without '_' (a v1 SKU splits at its first '_': "
+            f"{sku!r} would read as exchange {exchange[:at]!r})",
+            got=exchange,
+        )
     if not _fits(_V1, sku):
         raise ValidationError(
             "sku",
             "an exchange (no '_') and a ticker, without spaces" + _why_not(sku, "v1"),
             got=sku,
         )
+    if alone and sku_version(sku) != "v1":
+        other = parse_sku(sku)
+        raise ValidationError(
+            "sku",
+            f"a SKU that reads back as exchange {exchange!r} and ticker {ticker!r} (it reads "
+            f"as the v2 SKU of ticker {other.ticker!r} and country {other.country!r}; "
+            "parse_sku(sku, 'v1') reads it as v1)",
+            got=sku,
+        )
     return sku
 
 
 def format_v2(ticker: str, country: str, n: int | None = None) -> str:
-    """Format a v2 SKU, with the ``.N`` suffix when ``n`` is given (not None).
+    """Format a v2 SKU, with the ``.N`` suffix when ``n`` is given (not None): one that
+    :func:`parse_sku` reads back as this ``ticker``, ``country`` and ``n``.
 
     ``n`` is counted from 1, as :func:`parse_sku` reads it: 0 is refused, not left out
-    (``ACME-USA`` is another company than the one a ``.0`` would name).
+    (``ACME-USA`` is another company than the one a ``.0`` would name), and so is any ``n``
+    that is no whole number from 1 (a :class:`~dealframe.errors.ValidationError` naming
+    ``n``).
 
     Examples
     --------
@@ -101,13 +144,19 @@ def format_v2(ticker: str, country: str, n: int | None = None) -> str:
     >>> format_v2("ACME", "USA", 0)
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid sku: expected a ticker and an ISO-3 country code (the suffix '.0' at position 8 is not .N, N from 1 without a leading 0), got 'ACME-USA.0'
+    dealframe.errors.ValidationError: invalid n: expected a whole number from 1 (the '.N' suffix of a v2 SKU), or None (no suffix), got 0
     """
+    for name, value in (("ticker", ticker), ("country", country)):
+        if not isinstance(value, str):
+            raise ValidationError(name, "a string", got=value)
+    if n is not None:
+        n = integer_in(n, "n", 1, None, _N_EXPECTED)
     sku = f"{ticker}-{country}" + (f".{n}" if n is not None else "")
     if not _fits(_V2, sku):
         raise ValidationError(
             "sku", "a ticker and an ISO-3 country code" + _why_not(sku, "v2"), got=sku
         )
+    # it reads back as these parts: the country is the last '-' and 3 capitals, then .N
     return sku
 
 

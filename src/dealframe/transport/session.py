@@ -14,7 +14,8 @@ Rules it enforces:
   is honoured (capped), or for a rate limit or a 503 without one, the reset that
   ``RateLimit-Reset`` / ``X-RateLimit-Reset`` states (:func:`~dealframe.errors.stated_wait`);
   otherwise exponential backoff with full jitter. A rate limit closes a gate shared by every
-  worker (waited out, as is the client's own backoff). One whose wait is longer than
+  worker (waited out, as is the client's own backoff), also when the request that met it is
+  not retried (its retries or the call's budget spent). One whose wait is longer than
   ``retry_after_max`` is not waited for but honoured: until it has passed (a day at most) the
   client sends nothing to that family (each family has its own credential, so its own rate
   limit), each such request failing at once with a ``RateLimitedError`` that says how long
@@ -660,8 +661,10 @@ class Transport:
             timeout, a 5xx, a 429 whatever its ``Retry-After``) is raised at once, with no
             backoff and no straggler resend, for a request whose answer nobody waits for (a
             hint; a read whose failure only names the user's typo). Like any last attempt, a
-            429 then closes no gate, unless it asks for longer than ``retry_after_max``:
-            that holds every request of its family back (:meth:`_hold`).
+            429 then still closes its family's gate for the wait a retry would have made
+            (every later request of that family waits it out, nothing here sleeps), or, when
+            it asks for longer than ``retry_after_max``, holds every request of its family
+            back (:meth:`_hold`).
 
         Returns
         -------
@@ -906,8 +909,14 @@ class Transport:
                     return stored  # held back, and answered from the cache: nothing is sent
                 if deadline is not None and time.monotonic() >= deadline:
                     self.stats._add(failures=1)
+                    when = "before the request could be sent"
+                    if left := self.gate.remaining(info.family):  # a 429's wait not yet over
+                        when += (
+                            f", waiting out a rate limit ({info.family} requests of this "
+                            f"client wait {left:.1f} s more)"
+                        )
                     raise TransportError(
-                        budget_text(self.settings.call_budget, "before the request could be sent"),
+                        budget_text(self.settings.call_budget, when),
                         request=info,
                         attempts=attempt - 1,
                         kind="budget",
@@ -964,8 +973,11 @@ class Transport:
             if note is not None:
                 self.stats._add(failures=1)
                 error = self._final(failure, note)
-                if isinstance(error, RateLimitedError) and self._too_long(failure.retry_after):
-                    self._hold(error, failure.retry_after, info.family)
+                if isinstance(error, RateLimitedError):
+                    if self._too_long(failure.retry_after):
+                        self._hold(error, failure.retry_after, info.family)
+                    else:  # given up, yet the wait stands: the family's next requests wait
+                        self.gate.block_for(delay, key=info.family)
                 raise error
             self.stats._add(retries=1)
             logger.debug(
