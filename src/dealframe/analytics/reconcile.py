@@ -38,6 +38,7 @@ from dealframe.contract import as_count
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.notices import ServiceContractWarning, user_stacklevel
 from dealframe.private.aggregate import threshold_read_elsewhere
+from dealframe.private.filters import to_date_string
 from dealframe.private.suppression import off_threshold
 from dealframe.public.api import Month, Strings
 from dealframe.public.query import group_body
@@ -217,6 +218,10 @@ def _check_call(
         "a dict of deal filters",
         filters,
     )
+    for name in ("date_from", "date_to"):  # no day in any reading: refused before a request
+        value = (filters or {}).get(name)
+        if value is not None and not isinstance(value, Mapping):  # {op: day}: the client's
+            to_date_string(value, name)
     _check_rules(metric, time_bucket, conventions, tolerance)
 
 
