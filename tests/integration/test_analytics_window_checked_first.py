@@ -77,11 +77,19 @@ def test_a_good_window_with_a_client_still_asks_the_service(client):
     assert out.attrs["methodology"]["date_range"]["from"] == "2024-01-01"
 
 
-@pytest.mark.parametrize("name", ["date_from", "date_to"])
-def test_reconcile_refuses_a_filter_date_that_is_no_day_before_any_request(sandbox, name):
+@pytest.mark.parametrize(
+    ("filters", "named"),
+    [
+        ({"date_from": "2024-13-01"}, "date_from"),
+        ({"date_to": "2024-13-01"}, "date_to"),
+        ({"date_from": "2024-05-01", "date_to": "2024-01-01"}, "date_from"),
+    ],
+    ids=["from-no-day", "to-no-day", "from-after-to"],
+)
+def test_reconcile_refuses_a_bad_filter_window_before_any_request(sandbox, filters, named):
     # a client of its own: one that has read the discovery document sends nothing either way
     with dealframe.Client.for_sandbox(sandbox, cache_enabled=False, progress=False) as fresh:
         with pytest.raises(ValidationError) as caught:
-            reconcile(fresh, "ev_revenue", "year", {name: "2024-13-01"})
-        assert caught.value.argument == name
+            reconcile(fresh, "ev_revenue", "year", filters)
+        assert caught.value.argument == named
         assert _sent(fresh) == 0

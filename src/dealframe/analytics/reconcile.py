@@ -31,7 +31,7 @@ from dealframe.analytics._checks import (
 )
 from dealframe.analytics.buckets import aggregate_methodology, aggregate_threshold, bucket_medians
 from dealframe.analytics.conventions import Conventions
-from dealframe.analytics.periods import resolve_window
+from dealframe.analytics.periods import check_window, resolve_window
 from dealframe.analytics.rollups import group_current, group_time_series
 from dealframe.arguments import checked_keywords, integer_in
 from dealframe.client import Client
@@ -219,10 +219,14 @@ def _check_call(
         "a dict of deal filters",
         filters,
     )
-    for name in ("date_from", "date_to"):  # no day in any reading: refused before a request
-        value = (filters or {}).get(name)
-        if value is not None and not isinstance(value, Mapping):  # {op: day}: the client's
-            to_date_string(value, name)
+    days = {  # no day in any reading, or a range ending before it starts: refused first
+        name: to_date_string(value, name)
+        for name in ("date_from", "date_to")
+        if (value := (filters or {}).get(name)) is not None
+        and not isinstance(value, Mapping)  # {op: day}: the client's to check
+    }
+    if len(days) == 2:
+        check_window(days["date_from"], days["date_to"])
     _check_rules(metric, time_bucket, conventions, tolerance)
 
 
