@@ -104,7 +104,7 @@ def resolve_window(
     check(
         start <= end,
         "date_from",
-        f"a date on or before date_to ({end.isoformat()})",
+        f"a date on or before {'as_of' if date_to is None else 'date_to'} ({end.isoformat()})",
         start.isoformat(),
     )
     return start, end
@@ -142,7 +142,7 @@ def check_window(
     >>> check_window("2024-05-01", as_of="2024-01-01")
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid date_from: expected a date on or before date_to (2024-01-01), got '2024-05-01'
+    dealframe.errors.ValidationError: invalid date_from: expected a date on or before as_of (2024-01-01), got '2024-05-01'
     """
     if date_to is None and as_of is None:
         if date_from is not None:
