@@ -164,6 +164,20 @@ def test_every_headline_row_names_its_period(report, manifest):
     assert public.loc["12 months earlier", "end"] == str(latest - 12)
 
 
+def test_public_medians_count_the_companies_with_a_value_that_month(report, client):
+    """The n of a public median is the values it is of (the companies with a value that
+    month), not the group's size: it used to be the group's size for both months."""
+    public = _parquet(report, "headline").set_index(["figure", "period"])
+    public = public.loc["public median EV/Revenue NTM"]
+    skus = client.public_v1.search(regions=[REGION]).index  # the group's, as its median's
+    series = client.public_v1.time_series(skus, fields=["evRevenueNtm"])["evRevenueNtm"]
+    for period in ("latest month", "12 months earlier"):
+        month = pd.Period(public.loc[period, "start"], "M")
+        values = series.loc[month].dropna()
+        assert public.loc[period, "n"] == len(values) <= len(skus)
+        assert public.loc[period, "value"] == pytest.approx(values.median(), rel=1e-9)
+
+
 def test_headline_medians_are_the_services_method_on_meaningful_values(
     report, manifest, window_deals
 ):

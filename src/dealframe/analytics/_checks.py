@@ -15,6 +15,8 @@ dtype the client's own frames use for it, so such a frame gives the client frame
 
 from __future__ import annotations
 
+import decimal
+import numbers
 from collections.abc import Hashable, Iterable
 from typing import Any
 
@@ -82,8 +84,10 @@ def column(frame: pd.DataFrame, name: Any, role: str) -> pd.Series:
 
 def numeric_column(series: pd.Series) -> bool:
     """Whether a column holds numbers (not booleans): a numpy or nullable integer or float
-    dtype, an Arrow integer, floating point or decimal type (dictionary-encoded too), or
-    objects that are all numbers."""
+    dtype, an Arrow integer, floating point or decimal type (dictionary-encoded too), a
+    categorical of numbers (as a dictionary), or objects that are all numbers."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        series = _decoded(series)
     dtype = series.dtype
     if isinstance(dtype, pd.ArrowDtype):
         return is_arrow_number(arrow_type(dtype))
@@ -94,19 +98,57 @@ def numeric_column(series: pd.Series) -> bool:
 
 def metric_values(series: pd.Series) -> np.ndarray:
     """float64 values of a numeric (or object of numbers) column; nulls become NaN. Read
-    only: a float64 column's own values, not copied."""
+    only: a float64 column's own values, not copied. A categorical (or an Arrow dictionary)
+    is read by its values, as :func:`plain_column` reads a dictionary; a column of nulls
+    only, of any dtype, is NaN.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        Naming the column (its name) when a value is not a number (text such as ``"NM"``,
+        booleans), and saying the first such value.
+
+    Examples
+    --------
+    >>> metric_values(pd.Series([2.5, 1.0, 2.5], dtype="category")).tolist()
+    [2.5, 1.0, 2.5]
+    >>> metric_values(pd.Series([1.5, "NM"], name="evRevenueLtm"))
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid evRevenueLtm: expected numeric metric values (text such as 'NM' read as NaN first: pd.to_numeric(column, errors='coerce')), got "values of kind 'mixed', such as 'NM'"
+    """
     if series.dtype == np.float64:  # the usual column: nothing to convert
         return series.to_numpy()
     given = series.dtype
     series = plain_column(series)
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        series = _decoded(series)
+    if not series.notna().any():  # nulls only (an empty column read from a file as text)
+        return np.full(len(series), np.nan)
     kind = pd.api.types.infer_dtype(series, skipna=True) if series.dtype == object else None
     if series.dtype.kind in "iuf" or kind in _NUMERIC_KINDS:
         try:
             return pd.to_numeric(series).to_numpy(dtype=np.float64, na_value=np.nan)
         except (TypeError, ValueError, OverflowError):
             pass
+    strange = next((v for v in series.dropna() if not _is_number(v)), None)
     raise ValidationError(
         str(series.name),
-        "numeric metric values",
-        got=str(given) if kind is None else f"values of kind {kind!r}",
+        "numeric metric values (text such as 'NM' read as NaN first: "
+        "pd.to_numeric(column, errors='coerce'))",
+        got=(str(given) if kind is None else f"values of kind {kind!r}")
+        + ("" if strange is None else f", such as {strange!r}"),
     )
+
+
+def _is_number(value: Any) -> bool:
+    """Whether one value is a number (not a boolean)."""
+    return isinstance(value, (numbers.Number, decimal.Decimal)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def _decoded(series: pd.Series) -> pd.Series:
+    """A categorical column as its values (nulls as NaN or None): what an Arrow dictionary
+    becomes, so that both read alike."""
+    return pd.Series(np.asarray(series), index=series.index, name=series.name)

@@ -32,7 +32,13 @@ from dealframe.analytics._checks import (
 )
 from dealframe.analytics.conventions import DEFAULT_CONVENTIONS, Conventions
 from dealframe.analytics.intervals import median_intervals
-from dealframe.analytics.periods import bucket_labels, bucket_of_rows, period_bounds, resolve_window
+from dealframe.analytics.periods import (
+    bucket_labels,
+    bucket_of_rows,
+    check_window,
+    period_bounds,
+    resolve_window,
+)
 from dealframe.arguments import DateLike, checked_keywords, finite_number, integer_in
 from dealframe.client import Client
 from dealframe.contract import as_count, blanked, quoted
@@ -353,6 +359,8 @@ def bucket_medians(
         check(0 < finite_number(ci, "ci", _CI) < 1, "ci", _CI, ci)
         check(not explain, "ci", "None with explain=True", ci)
     integer_in(ci_resamples, "ci_resamples", 2, 1_000_000)  # one gives no spread
+    # every date given read (the window too, when its end is known) before any request
+    check_window(date_from, date_to, as_of=as_of, time_bucket=time_bucket, conventions=conv)
     series = column(
         deals,
         METRIC_COLUMNS[metric] if value_column is None else value_column,

@@ -18,7 +18,7 @@ from dealframe.arguments import DateLike, checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.private.filters import to_date_string
 
-__all__ = ["bucket_labels", "bucket_of_rows", "period_bounds", "resolve_window"]
+__all__ = ["bucket_labels", "bucket_of_rows", "check_window", "period_bounds", "resolve_window"]
 
 _MONTHS = {"month": 1, "quarter": 3, "year": 12}
 _DATE_UNIT = "datetime64[us]"
@@ -90,11 +90,11 @@ def resolve_window(
         )
     if start is None:
         year = end.year - conv.window_years
-        check(
+        check(  # the end is date_to's when given, else as_of's
             year >= dt.MINYEAR,
-            "date_to" if as_of is None else "as_of",
+            "as_of" if date_to is None else "date_to",
             f"a date at least {conv.window_years} years after year 1",
-            end,
+            end.isoformat(),
         )
         # February 29 maps to February 28 in a common year
         start = end.replace(year=year, day=min(end.day, calendar.monthrange(year, end.month)[1]))
@@ -104,10 +104,53 @@ def resolve_window(
     check(
         start <= end,
         "date_from",
-        f"a date on or before date_to ({end.isoformat()})",
+        f"a date on or before {'as_of' if date_to is None else 'date_to'} ({end.isoformat()})",
         start.isoformat(),
     )
     return start, end
+
+
+@checked_keywords
+def check_window(
+    date_from: DateLike | None = None,
+    date_to: DateLike | None = None,
+    *,
+    as_of: DateLike | None = None,
+    time_bucket: str = "quarter",
+    conventions: Conventions | None = None,
+) -> None:
+    """Every check :func:`resolve_window` makes that needs no service: made before a request.
+
+    Each date given is read, and when the window's end is known (``date_to`` or ``as_of``)
+    the whole window is resolved, ``date_from`` on or before it and the default start within
+    the calendar. Without either, the end is the service's date (asked of it later): only
+    ``date_from`` is read.
+
+    Parameters
+    ----------
+    date_from, date_to, as_of, time_bucket, conventions
+        As for :func:`resolve_window`.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        As :func:`resolve_window` does, naming the argument.
+
+    Examples
+    --------
+    >>> check_window("2024-05-01")  # the end is the service's: asked later
+    >>> check_window("2024-05-01", as_of="2024-01-01")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid date_from: expected a date on or before as_of (2024-01-01), got '2024-05-01'
+    """
+    if date_to is None and as_of is None:
+        if date_from is not None:
+            _as_date(date_from, "date_from")
+        return
+    resolve_window(
+        date_from, date_to, as_of=as_of, time_bucket=time_bucket, conventions=conventions
+    )
 
 
 @checked_keywords

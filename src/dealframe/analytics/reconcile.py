@@ -12,6 +12,7 @@ first against an account whose methodology is unknown.
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
@@ -30,7 +31,7 @@ from dealframe.analytics._checks import (
 )
 from dealframe.analytics.buckets import aggregate_methodology, aggregate_threshold, bucket_medians
 from dealframe.analytics.conventions import Conventions
-from dealframe.analytics.periods import resolve_window
+from dealframe.analytics.periods import check_window, resolve_window
 from dealframe.analytics.rollups import group_current, group_time_series
 from dealframe.arguments import checked_keywords, integer_in
 from dealframe.client import Client
@@ -38,6 +39,7 @@ from dealframe.contract import as_count
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.notices import ServiceContractWarning, user_stacklevel
 from dealframe.private.aggregate import threshold_read_elsewhere
+from dealframe.private.filters import to_date_string
 from dealframe.private.suppression import off_threshold
 from dealframe.public.api import Month, Strings
 from dealframe.public.query import group_body
@@ -217,6 +219,14 @@ def _check_call(
         "a dict of deal filters",
         filters,
     )
+    days = {  # no day in any reading, or a range ending before it starts: refused first
+        name: to_date_string(value, name)
+        for name in ("date_from", "date_to")
+        if (value := (filters or {}).get(name)) is not None
+        and not isinstance(value, Mapping)  # {op: day}: the client's to check
+    }
+    if len(days) == 2:
+        check_window(days["date_from"], days["date_to"])
     _check_rules(metric, time_bucket, conventions, tolerance)
 
 
@@ -588,14 +598,20 @@ def calibrate(
         ``buckets``, ``meta_matches`` (``total_deals``, ``outliers_trimmed`` and, without
         ``date_from`` in ``filters``, the start of the variant's default window against the
         service's ``date_range.from``) and ``reproduces`` (every bucket and the meta match).
-        ``window_years`` is the service's ``default_date_range_years`` when its meta gives
-        one (every variant takes it). ``attrs["best"]`` is the first reproducing
-        :class:`Conventions` as a dict (:meth:`Conventions.to_dict`; ``Conventions(**best)``
-        rebuilds it), or None; ``attrs["untested"]`` lists the conventions the answer cannot
-        tell apart: ``["window_anchor"]`` when ``filters`` give ``date_from``, ``time_bucket``
-        is ``"none"`` or both anchors give the same default start (its ``date_to`` minus the
-        window's years is the first day of a period), else none. Every attr is JSON, so the
-        table can be written to Parquet.
+        What the answer shows or reports every variant takes (:func:`_answer_conventions`),
+        so a variant differing only there is tried once: ``window_years`` (the meta's
+        ``default_date_range_years``), ``iqr_multiplier`` (its ``outlier_rule``), ``empty``
+        (its ``empty_buckets_returned``) and ``suppressed`` (``"drop"`` when buckets holding
+        deals are left out of the answer, ``"null_stats"`` when it holds a small-n bucket).
+        ``attrs["best"]`` is the first reproducing :class:`Conventions` as a dict
+        (:meth:`Conventions.to_dict`; ``Conventions(**best)`` rebuilds it), or None;
+        ``attrs["untested"]`` lists the conventions the answer cannot tell apart:
+        ``"window_anchor"`` when ``filters`` give ``date_from``, ``time_bucket`` is ``"none"``
+        or both anchors give the same default start (its ``date_to`` minus the window's years
+        is the first day of a period); ``"suppressed"`` when no bucket of the answer is small
+        and none holding deals is left out; ``"empty"`` when the meta does not say
+        ``empty_buckets_returned`` and no bucket of the answer is empty. Every attr is JSON,
+        so the table can be written to Parquet.
 
     Examples
     --------
@@ -618,9 +634,10 @@ def calibrate(
         variants,
     )
     service, deals, context = _pull(client, metric, time_bucket, filters, progress)
-    years = _service_years(service, context["date_to"])
-    if years is not None:  # the service says it: no variant's to test
-        variants = [dataclasses.replace(v, window_years=years) for v in variants]
+    # what the answer shows or reports is no variant's to test: every variant takes it (a
+    # variant differing only there is tried once)
+    told, untold = _answer_conventions(service, context)
+    variants = list(dict.fromkeys(dataclasses.replace(v, **told) for v in variants))
     # the local buckets are computed over the service's window: the anchor acts only on the
     # default window, compared with the service's own start when the filters give none
     anchored = (filters or {}).get("date_from") is None and _anchors_differ(
@@ -648,8 +665,74 @@ def calibrate(
     ).reset_index(drop=True)
     best = table.loc[table["reproduces"], "_variant"]
     table.attrs["best"] = best.iloc[0].to_dict() if len(best) else None
-    table.attrs["untested"] = [] if anchored else ["window_anchor"]
+    table.attrs["untested"] = ([] if anchored else ["window_anchor"]) + untold
     return table.drop(columns="_variant")
+
+
+def _answer_conventions(
+    service: pd.DataFrame, context: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """The conventions an aggregate answer shows or reports, and those it leaves untold.
+
+    What :meth:`Conventions.variants` takes from its ``base`` rather than varying:
+
+    - ``window_years``: the meta's ``methodology.default_date_range_years``
+      (:func:`_service_years`).
+    - ``iqr_multiplier``: the ``k`` of the meta's ``methodology.outlier_rule`` (``iqr_<k>``).
+    - ``empty``: the meta's ``methodology.empty_buckets_returned`` (true: ``"return"``,
+      false: ``"drop"``); without it, ``"return"`` when the answer holds a bucket of ``n`` 0.
+    - ``suppressed``: ``"null_stats"`` when the answer holds a bucket with
+      ``0 < n < small_n_threshold``; ``"drop"`` when buckets holding deals are left out of
+      it (``attrs["deals_left_out"]`` above 0, or ``attrs["buckets_left_out"]`` while the
+      meta says empty buckets are returned: what is left out is not empty).
+
+    Parameters
+    ----------
+    service : DataFrame
+        ``client.private.aggregate(...)`` (its ``attrs`` are the meta).
+    context : mapping
+        The answer's window and ``small_n_threshold`` (``date_to``, ``small_n_threshold``).
+
+    Returns
+    -------
+    tuple
+        ``(told, untold)``: the conventions the answer gives, as ``Conventions`` fields and
+        values, and the names of ``suppressed`` and ``empty`` when it gives neither (no
+        bucket of the window tells them apart).
+
+    Examples
+    --------
+    >>> answer = pd.DataFrame({"n": [0, 3, 9]})
+    >>> answer.attrs["methodology"] = {"outlier_rule": "iqr_1.5", "default_date_range_years": 5}
+    >>> _answer_conventions(answer, {"date_to": "2026-06-30", "small_n_threshold": 5})
+    ({'window_years': 5, 'iqr_multiplier': 1.5, 'empty': 'return', 'suppressed': 'null_stats'}, [])
+    >>> answer = pd.DataFrame({"n": [9]})
+    >>> answer.attrs.update(methodology={"empty_buckets_returned": False}, deals_left_out=4)
+    >>> _answer_conventions(answer, {"date_to": "2026-06-30", "small_n_threshold": 5})
+    ({'empty': 'drop', 'suppressed': 'drop'}, [])
+    """
+    method = service.attrs.get("methodology")
+    method = method if isinstance(method, Mapping) else {}
+    told: dict[str, Any] = {}
+    years = _service_years(service, context["date_to"])
+    if years is not None:
+        told["window_years"] = years
+    rule = method.get("outlier_rule")
+    if isinstance(rule, str) and (k := re.fullmatch(r"iqr_(\d+(?:\.\d+)?)", rule.strip())):
+        told["iqr_multiplier"] = float(k.group(1))
+    n = pd.to_numeric(service["n"], errors="coerce") if "n" in service else pd.Series([])
+    returned = method.get("empty_buckets_returned")
+    if isinstance(returned, bool):
+        told["empty"] = "return" if returned else "drop"
+    elif (n == 0).any():
+        told["empty"] = "return"
+    if ((n > 0) & (n < context["small_n_threshold"])).any():
+        told["suppressed"] = "null_stats"
+    elif (as_count(service.attrs.get("deals_left_out")) or 0) > 0 or (
+        returned is True and service.attrs.get("buckets_left_out")
+    ):
+        told["suppressed"] = "drop"
+    return told, [name for name in ("suppressed", "empty") if name not in told]
 
 
 def _default_start(variant: Conventions, time_bucket: str, context: Mapping[str, Any]) -> str:

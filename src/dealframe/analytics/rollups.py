@@ -45,15 +45,20 @@ def current_fields(current: pd.DataFrame) -> list[str]:
     Returns
     -------
     list of str
-        Every numeric (not boolean) column, of any numpy, nullable or Arrow dtype: those of
+        Every numeric (not boolean) column, of any numpy, nullable or Arrow dtype (a
+        categorical or Arrow dictionary of numbers by its values): those of
         :data:`~dealframe.frames.public.GROUP_ROWS` first, in the order of
-        ``client.public.group_current``, then the others, in frame order.
+        ``client.public.group_current``, then the others, in frame order. A field of
+        ``GROUP_ROWS`` holding nulls only, of any dtype, is one of them.
 
     Raises
     ------
     dealframe.errors.ValidationError
         ``current`` is not a DataFrame, repeats a column, or has no numeric current-data
-        field (a deals frame, a long time-series frame, text only).
+        field (a deals frame, a long time-series frame, text only); or a field of
+        ``GROUP_ROWS`` holds a value that is no number (``"NM"`` in a column read from a
+        CSV, text categories, booleans), naming the field and that value, never leaving the
+        field out.
 
     Examples
     --------
@@ -66,7 +71,14 @@ def current_fields(current: pd.DataFrame) -> list[str]:
     check_frame("current", current)
     repeated = current.columns[current.columns.duplicated()].tolist()
     check(not repeated, "current", "unique column names", f"repeated {repeated[:5]}")
-    numeric = [c for c in current.columns if isinstance(c, str) and numeric_column(current[c])]
+    unread = [f for f in GROUP_ROWS if f in current.columns and not numeric_column(current[f])]
+    for field in unread:  # a documented number held as text ("NM" in a CSV): said, not dropped
+        metric_values(current[field])  # raises naming it, unless it holds nulls only
+    numeric = [
+        c
+        for c in current.columns
+        if isinstance(c, str) and (c in unread or numeric_column(current[c]))
+    ]
     known = [f for f in GROUP_ROWS if f in numeric]
     check(
         bool(known),

@@ -21,6 +21,7 @@ import pandas as pd
 
 from dealframe._wording import counted
 from dealframe.analytics.buckets import aggregate_threshold
+from dealframe.analytics.rollups import group_time_series
 from dealframe.comparison import Comparison, compare_multiples, methodology_read
 from dealframe.errors import ValidationError
 from dealframe.frames.nested import to_lists
@@ -109,6 +110,9 @@ class ReportData:
     current: pd.DataFrame
     group_current: pd.DataFrame | None
     history: pd.DataFrame
+    #: The companies with a value of each history field per month (``n_<field>``, index
+    #: month): the values each median of ``history`` is of, which its answer does not give.
+    history_counts: pd.DataFrame
     aggregate: pd.DataFrame
     #: The service's small-n threshold: the aggregate's, or read where its meta has none
     #: (:func:`~dealframe.analytics.buckets.aggregate_threshold`); one value for the report.
@@ -206,30 +210,35 @@ def _check_vertical(client: Client, cohort: Cohort) -> None:
 
 def _public(
     client: Client, cohort: Cohort, periods: Periods
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame]:
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame, pd.DataFrame]:
     if cohort.vertical:  # refused before the search, which would only warn of it
         _check_vertical(client, cohort)
     members = client.public.search(**cohort.public_filters())
+    months = pd.PeriodIndex([], freq="M", name="month")
     if not len(members):  # no company to ask for: current data's own schema, with no row
         return (
             members,
             current_frame([]),
             None,
-            pd.DataFrame(
-                {f: pd.Series([], dtype=float) for f in HISTORY_FIELDS},
-                index=pd.PeriodIndex([], freq="M", name="month"),
-            ),
+            pd.DataFrame({f: pd.Series([], dtype=float) for f in HISTORY_FIELDS}, index=months),
+            pd.DataFrame({f"n_{f}": pd.Series([], dtype="Int64") for f in HISTORY_FIELDS}),
         )
     current = client.public.current(members.index, progress=False)
     group_current = client.public.group_current(**cohort.public_filters())
     # The interface document lists groups/time-series under /api/v1 only.
+    first, last = min(periods.start, periods.prior[0])[:7], periods.end[:7]
     history = client.public_v1.group_time_series(
-        fields=list(HISTORY_FIELDS),
-        date_from=min(periods.start, periods.prior[0])[:7],
-        date_to=periods.end[:7],
-        **cohort.public_filters(),
+        fields=list(HISTORY_FIELDS), date_from=first, date_to=last, **cohort.public_filters()
     )
-    return members, current, group_current, history
+    # its answer gives each month's median, not of how many values: the group's members of
+    # the same version (v1) and their series count them
+    skus = client.public_v1.search(**cohort.public_filters()).index
+    wide = client.public_v1.time_series(
+        skus, fields=list(HISTORY_FIELDS), date_from=first, date_to=last, progress=False
+    )
+    local = group_time_series(wide, counts=True)
+    counts = local[[c for c in local.columns if str(c).startswith("n_")]]
+    return members, current, group_current, history, counts
 
 
 def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Progress) -> ReportData:
@@ -267,7 +276,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         provenance["deal_aggregate"] = _provenance(aggregate)
         st.done(f"{counted(len(aggregate), 'quarter')}, window {periods.start} .. {periods.end}")
     with progress.stage(f"public comps of {cohort.companies_label}") as st:
-        members, current, group_current, history = _public(client, cohort, periods)
+        members, current, group_current, history, counts = _public(client, cohort, periods)
         provenance["current"] = _provenance(current)
         if group_current is not None:
             provenance["group_current"] = _provenance(group_current)
@@ -333,6 +342,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         current=current,
         group_current=group_current,
         history=history,
+        history_counts=counts,
         aggregate=aggregate,
         small_n_threshold=threshold,
         headline_aggregates=headline,

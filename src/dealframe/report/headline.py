@@ -200,14 +200,36 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
         before, earlier = float(series.get(year_ago, np.nan)), str(year_ago)
     companies = history.attrs.get("companies", len(data.current))
     figure = "public median EV/Revenue NTM"
-    rows.append(_row(figure, "latest month", (month, month), now, companies))
-    rows.append(_row(figure, "12 months earlier", (earlier, earlier), before, companies))
+    rows.append(_row(figure, "latest month", (month, month), now, _values(data, field, month)))
+    rows.append(
+        _row(figure, "12 months earlier", (earlier, earlier), before, _values(data, field, earlier))
+    )
     return Card(
         "Public comps, median EV/Revenue NTM",
         f"{now:.1f}x" if np.isfinite(now) else "n/a",
         f"{counted(companies, 'listed company')}, {month} · 12 months earlier "
         + (f"{before:.1f}x, {change_text(now, before)}" if np.isfinite(before) else "n/a"),
     )
+
+
+def _values(data: ReportData, field: str, month: str) -> int:
+    """The companies with a value of ``field`` in ``month`` (``YYYY-MM``): those the group's
+    median of that month is of (``data.history_counts``), 0 for a month without one.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> counts = pd.DataFrame({"n_evRevenueNtm": pd.array([155, 157], dtype="Int64")},
+    ...                       index=pd.period_range("2025-06", periods=2, freq="M"))
+    >>> data = SimpleNamespace(history_counts=counts)
+    >>> _values(data, "evRevenueNtm", "2025-06"), _values(data, "evRevenueNtm", "n/a")
+    (155, 0)
+    """
+    column = data.history_counts.get(f"n_{field}")
+    if column is None or month == "n/a":
+        return 0
+    counts = {str(period): n for period, n in column.items() if pd.notna(n)}
+    return int(counts.get(month, 0))
 
 
 def build_headline(data: ReportData) -> Headline:
