@@ -138,6 +138,18 @@ def main(argv: list[str] | None = None) -> int:
             + f"; figures are: {', '.join(known)}"
         )
 
+    if args.json:  # a path the figures cannot be written to is said before anything runs
+        from dealframe.clitools import check_folder
+        from dealframe.errors import ValidationError
+
+        target = Path(args.json).expanduser()
+        try:
+            if target.is_dir():
+                raise ValidationError("--json", "a file path", got=f"{target} (a folder)")
+            check_folder(target.parent, "--json")
+        except ValidationError as exc:
+            parser.error(str(exc))
+
     ctx = Context(mode, args.sandbox)
     machine = machine_info(mode, args.sandbox)
     figures: dict[str, dict[str, Any]] = {}
@@ -154,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     print_table(figures)
     print(f"\n{mode} run, {machine['total_s']} s, {machine['cpus']} CPUs ({machine['cpu']})")
     if args.json:
-        path = Path(args.json)
+        path = Path(args.json).expanduser()
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"figures": figures, "machine": machine}, indent=2) + "\n")
     return 0

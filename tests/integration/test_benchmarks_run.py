@@ -141,3 +141,21 @@ def test_only_refuses_each_name_that_matches_nothing(
     assert said in captured.err
     assert "figure" not in captured.out  # nothing ran: no table
     assert "] bench_" not in captured.err  # and no benchmark started
+
+
+@pytest.mark.parametrize("where", ["under a file", "a folder"])
+def test_a_json_path_that_cannot_be_written_is_refused_first(
+    harness: Any, tmp_path: Path, where: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--json`` under a file, or naming a folder, was found out only once every benchmark
+    had run (minutes of a quick run), by a traceback that lost the figures: it is refused
+    while the arguments are read, before any benchmark starts."""
+    (tmp_path / "afile").write_text("")
+    path = tmp_path / "afile" / "x.json" if where == "under a file" else tmp_path
+    with pytest.raises(SystemExit) as exited:
+        harness.main(["--smoke", "--only", "group_rollup_speedup", "--json", str(path)])
+    captured = capsys.readouterr()
+    assert exited.value.code == 2, captured.err[-2000:]
+    assert "invalid --json" in captured.err, captured.err[-2000:]
+    assert "] bench_" not in captured.err  # no benchmark started
+    assert not (tmp_path / "afile").is_dir()
