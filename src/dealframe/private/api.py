@@ -90,7 +90,7 @@ from .batches import (
 from .fields import absent_fields, check_fields, profile_fields, valued_keys
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
 from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
-from .ids import check_ids
+from .ids import check_ids, is_one_id
 from .outside import drop_outside
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
@@ -1602,7 +1602,7 @@ class PrivateApi:
         finding per field for the call, raised under its ``strict``); else reported here.
         """
         build = build or _PROFILE_FRAMES[entity]
-        single = isinstance(ids, str)
+        single = is_one_id(ids)
         wanted = check_ids(ids, "id" if single else "ids", empty=True)
         params: dict[str, Any] = {}
         names = check_fields(entity, fields)
@@ -1971,7 +1971,7 @@ class PrivateApi:
                 "sub-collection's limit), or None for every row"
             )
             limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX, what)
-        single = isinstance(ids, str)  # one id raises NotFoundError; a list never does
+        single = is_one_id(ids)  # one id raises NotFoundError; a list never does
         wanted = check_ids(ids, "id" if single else "ids", empty=True)
         deadline = self._t.deadline()
         if wanted:  # no ids (an empty frame's): an empty frame, without a request
