@@ -2391,7 +2391,10 @@ class PrivateApi:
         -------
         Resolution
             ``(matches, candidates)``: one row per name in input order (query, id,
-            match_type) and the candidates (query, id, name, country, score, rank).
+            match_type) and the candidates (query, id, name, country, score, rank), one
+            block per distinct name (a name the list repeats has its candidates once), so
+            ``matches.merge(candidates, on="query")`` gives each row of ``matches`` its
+            candidates once.
 
         Examples
         --------
