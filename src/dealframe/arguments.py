@@ -25,7 +25,6 @@ import inspect
 import math
 import numbers
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any, ParamSpec, TypeAlias, TypeVar
 
 import numpy as np
 
+from dealframe._countries import is_country, why_not
 from dealframe._tokens import Tokens
 from dealframe.errors import (
     _CALL_SECRETS,
@@ -160,12 +160,16 @@ def integer_in(
     return int(value)
 
 
-_ISO3 = re.compile(r"[A-Z]{3}")
-
-
 def iso3(value: Any, argument: str) -> str:
-    """``value`` as an ISO 3166 alpha-3 country code: three upper-case letters, as the
-    service's country fields hold them (another spelling would match no row).
+    """``value`` as an ISO 3166-1 alpha-3 country code, as the service's country fields hold
+    them: an assigned code, upper case (another spelling, or a code of the right shape that
+    is no ISO code, such as the IOC's ``GER``, would match no row). ``XKX`` (Kosovo), the one
+    user-assigned code in common use, is taken too (:mod:`dealframe._countries`).
+
+    Raises
+    ------
+    ValidationError
+        Naming ``argument``, with the code most likely meant (:func:`~dealframe._countries.why_not`).
 
     Examples
     --------
@@ -175,12 +179,14 @@ def iso3(value: Any, argument: str) -> str:
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid country: expected an upper-case ISO 3166 alpha-3 code such as 'USA' (did you mean 'GBR'?), got 'gbr'
+    >>> iso3("GER", "country[0]")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid country[0]: expected an upper-case ISO 3166 alpha-3 code such as 'USA' (did you mean 'DEU', Germany? 'GER' is no ISO 3166 code), got 'GER'
     """
-    if isinstance(value, str) and _ISO3.fullmatch(value):
+    if isinstance(value, str) and is_country(value):
         return value
-    hint = ""
-    if isinstance(value, str) and _ISO3.fullmatch(value.strip().upper()):
-        hint = f" (did you mean {value.strip().upper()!r}?)"
+    hint = why_not(value) if isinstance(value, str) else ""
     raise ValidationError(
         argument, f"an upper-case ISO 3166 alpha-3 code such as 'USA'{hint}", got=value
     )

@@ -32,6 +32,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
+from dealframe._countries import is_country, why_not
 from dealframe._vocab import REGIONS
 from dealframe.arguments import INT64_MAX
 from dealframe.errors import did_you_mean
@@ -151,10 +152,23 @@ def region(value: str) -> str:
 
 
 def country(value: str) -> str:
-    """An ISO 3166 alpha-3 country code (upper-cased)."""
+    """An ISO 3166-1 alpha-3 country code (upper-cased), one the client's country filters
+    take (:func:`~dealframe._countries.is_country`: ``GER`` is refused, ``DEU`` meant).
+
+    Examples
+    --------
+    >>> country(" deu ")
+    'DEU'
+    >>> country("GER")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'GER' is not an ISO-3 country code (e.g. USA) (did you mean 'DEU', Germany? 'GER' is no ISO 3166 code)
+    """
     code = value.strip().upper()
-    if not re.fullmatch(r"[A-Z]{3}", code):
-        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO-3 country code (e.g. USA)")
+    if not is_country(code):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an ISO-3 country code (e.g. USA){why_not(code)}"
+        )
     return code
 
 

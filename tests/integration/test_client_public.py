@@ -195,7 +195,7 @@ def test_an_industry_or_theme_no_company_carries_is_warned_with_the_close_value(
             misspelt,
             theme,
             1,
-            lambda: public.group_time_series(themes=[theme, misspelt], countries=["ZZZ"]),
+            lambda: public.group_time_series(themes=[theme, misspelt], countries=["ATA"]),
         ),
     ]
     for argument, given, meant, empty, call in calls_:
@@ -230,7 +230,7 @@ def test_a_known_industry_or_a_non_empty_answer_sends_no_diagnostic_or_warning(
     assert calls(client)[0] == before[0] + 2  # no diagnostic search
     with warnings.catch_warnings(record=True) as empty_record:
         warnings.simplefilter("always")
-        none = public.search(industries=[vertical], countries=["ZZZ"])  # empty, but known
+        none = public.search(industries=[vertical], countries=["ATA"])  # empty, but known
     assert len(none) == 0
     assert not _hints(record) and not _hints(empty_record)
 
@@ -627,7 +627,7 @@ def test_search_schema_is_the_same_for_0_1_and_n_rows(client, universe, version)
         if sum(it["countryCodeIso3"] == c for it in items) == 1
     )
     frames = [
-        api(client, version).search(countries=["ZZZ"]),
+        api(client, version).search(countries=["ATA"]),
         api(client, version).search(countries=[one_country]),
         api(client, version).search(),
     ]
@@ -662,7 +662,7 @@ def test_an_empty_list_of_skus_is_refused_naming_skus_before_any_request(client,
     (the service refuses it too: "skus must not be empty"), as the index of a search that
     matched nothing is: there is no company to ask for."""
     public = api(client, version)
-    none = public.search(countries=["ZZZ"]).index
+    none = public.search(countries=["ATA"]).index
     assert len(none) == 0
     before = calls(client)
     refused = {
@@ -716,7 +716,7 @@ def test_group_time_series_schema_for_0_1_and_n_months(client, version, fields):
     service sent (the document lists no fixed set), so an empty group has none."""
     group_api = api(client, version)
     frames = [
-        group_api.group_time_series(countries=["ZZZ"], fields=fields),  # no member
+        group_api.group_time_series(countries=["ATA"], fields=fields),  # no member
         group_api.group_time_series(
             regions=["North America"], fields=fields, date_from="2025-01", date_to="2025-01"
         ),

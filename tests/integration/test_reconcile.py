@@ -67,7 +67,7 @@ COHORTS = {
     "region": {"target_region": ["Western Europe", "Northern Europe"]},
     "deal_type": {"deal_type": ["Venture", "Growth"]},
     "window": {"date_from": "2016-02-29", "date_to": "2019-08-15"},
-    "empty": {"target_country": ["ZZZ"]},
+    "empty": {"target_country": ["ATA"]},
 }
 
 

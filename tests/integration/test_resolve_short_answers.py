@@ -157,7 +157,7 @@ def test_a_service_losing_the_last_result_keeps_no_size(names, direct, fresh, pr
 def test_repeated_names_are_sent_once_under_a_bound(names, direct, fresh, proxy):
     """1,000 names, 50 distinct ones repeated 20 times (round-robin), at most 100 answered a
     request: the 50 are sent once, in one request, and every position has its name's result,
-    as the sandbox resolves the 50 (one row per position, candidates too). It used to send
+    as the sandbox resolves the 50 (one row per position; candidates once per name). It used to send
     the 1,000 and warn of 900 names without a result (``count_mismatch``)."""
     distinct = [*names[:45], *(f"no such company {i}" for i in range(5))]
     repeated = [distinct[i % 50] for i in range(1000)]
@@ -171,24 +171,25 @@ def test_repeated_names_are_sent_once_under_a_bound(names, direct, fresh, proxy)
     matches, candidates = got.value
     assert matches["query"].tolist() == repeated
     assert_same(matches, once.matches.iloc[[i % 50 for i in range(1000)]], ignore_index=True)
-    rows = [once.candidates[once.candidates["query"] == distinct[i % 50]] for i in range(1000)]
-    assert_same(candidates, pd.concat(rows), ignore_index=True)
+    assert_same(candidates, once.candidates, ignore_index=True)
     assert matches.attrs["requests"] == 1 and "batch_size_cut" not in matches.attrs
 
 
 def test_a_list_with_repeats_gives_the_frames_it_gave(direct):
     """Undisturbed, a list with repeats (of exact and ambiguous names, and names alike but
-    for case) gives one row per position in ``matches`` and the candidates of every
-    position, as each name sent alone gives them: what sending every copy gave."""
+    for case) gives one row per position in ``matches``, as each name sent alone gives them
+    (what sending every copy gave), and the candidates of each distinct name once (names
+    alike but for case are distinct): a repeat's block again would double the rows of
+    ``matches.merge(candidates, on="query")``."""
     listing = direct.private.companies(limit=1000)["name"]
     shared = listing[listing.duplicated()].unique().tolist()[:5]  # several companies each
     some = [*listing.iloc[:10], *shared, shared[0], shared[0].upper(), "no such company"]
     listed = [*some, *some[::-1], listing.iloc[3], shared[1]]
     got = direct.private.resolve_companies(listed)
     assert (got.matches["match_type"] == "ambiguous").sum() >= 2 * len(shared)
-    each = [direct.private.resolve_companies([name]) for name in listed]
-    assert_same(got.matches, pd.concat([e.matches for e in each]), ignore_index=True)
-    assert_same(got.candidates, pd.concat([e.candidates for e in each]), ignore_index=True)
+    each = {name: direct.private.resolve_companies([name]) for name in dict.fromkeys(listed)}
+    assert_same(got.matches, pd.concat([each[n].matches for n in listed]), ignore_index=True)
+    assert_same(got.candidates, pd.concat([e.candidates for e in each.values()]), ignore_index=True)
 
 
 def test_results_for_other_names_than_the_first_are_warned(names, fresh, proxy):

@@ -27,7 +27,7 @@ FEW = settings(
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-COUNTRIES = ("USA", "GBR", "DEU", "FRA", "CHN", "IND", "BRA", "ZZZ", "JPN", "SWE")
+COUNTRIES = ("USA", "GBR", "DEU", "FRA", "CHN", "IND", "BRA", "ATA", "JPN", "SWE")
 
 
 def schema(frame: pd.DataFrame) -> list[tuple[str, str]]:

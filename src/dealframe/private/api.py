@@ -22,6 +22,7 @@ import pandas as pd
 
 from .._docs import fill_docs
 from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
+from .._wording import plural
 from ..arguments import (
     KEYWORD_GROUPS,
     checked_keywords,
@@ -90,7 +91,7 @@ from .batches import (
 from .fields import absent_fields, check_fields, profile_fields, valued_keys
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
 from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
-from .ids import check_ids
+from .ids import check_ids, is_one_id
 from .outside import drop_outside
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
@@ -412,13 +413,59 @@ def _report_missing_ids(
         if wire.get("include_deleted") is True
         else "unknown ids, or soft-deleted ones: pass include_deleted=True to get those"
     )
-    shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
     warnings.warn(
         f"{len(missing)} of {len(looked_up)} {label} ids were not returned ({reason}): "
-        f"{shown} (see df.attrs['missing_ids'])",
+        f"{_shown(missing)} (see df.attrs['missing_ids'])",
         MissingDataWarning,
         stacklevel=user_stacklevel(),
     )
+
+
+def _missing_profiles(
+    entity: str, asked: int, missing: list[str], deleted: list[str], include_deleted: bool
+) -> str:
+    """What the warning of a profile call says of the ids of ``missing`` (of ``asked``): those
+    the service said are soft-deleted (``deleted``: a 404 saying so, or a profile served
+    with ``deleted`` true) apart from the others, unknown, once it said so of one; else that
+    they are unknown or soft-deleted, as a 404 alone does not tell (with ``include_deleted``
+    a soft-deleted one is served: they are unknown).
+
+    Examples
+    --------
+    >>> _missing_profiles("companies", 3, ["a", "b"], ["b"], False)
+    "2 of 3 companies were not found: 1 soft-deleted (pass include_deleted=True to read it): b; 1 unknown: a; see df.attrs['missing_ids'] (the soft-deleted in df.attrs['deleted_ids'])"
+    >>> _missing_profiles("companies", 3, ["a"], [], False)
+    "1 of 3 companies were not found (or are soft-deleted; pass include_deleted=True): see df.attrs['missing_ids']"
+    """
+    head = f"{len(missing)} of {asked} {entity} were not found"
+    if include_deleted:
+        return f"{head} (unknown ids): see df.attrs['missing_ids']"
+    if not deleted:
+        return (
+            f"{head} (or are soft-deleted; pass include_deleted=True): see df.attrs['missing_ids']"
+        )
+    unknown = [i for i in missing if i not in set(deleted)]
+    them = plural(len(deleted), "it", "them")
+    parts = [
+        f"{len(deleted)} soft-deleted (pass include_deleted=True to read {them}): {_shown(deleted)}"
+    ]
+    if unknown:
+        parts.append(f"{len(unknown)} unknown: {_shown(unknown)}")
+    return (
+        f"{head}: {'; '.join(parts)}; see df.attrs['missing_ids'] (the soft-deleted in "
+        "df.attrs['deleted_ids'])"
+    )
+
+
+def _shown(ids: list[str]) -> str:
+    """The first five of ``ids``, joined.
+
+    Examples
+    --------
+    >>> _shown(["a", "b"]), _shown(list("abcdefg"))
+    ('a, b', 'a, b, c, d, e ...')
+    """
+    return ", ".join(ids[:5]) + (" ..." if len(ids) > 5 else "")
 
 
 @checked_methods
@@ -1602,7 +1649,7 @@ class PrivateApi:
         finding per field for the call, raised under its ``strict``); else reported here.
         """
         build = build or _PROFILE_FRAMES[entity]
-        single = isinstance(ids, str)
+        single = is_one_id(ids)
         wanted = check_ids(ids, "id" if single else "ids", empty=True)
         params: dict[str, Any] = {}
         names = check_fields(entity, fields)
@@ -1613,6 +1660,7 @@ class PrivateApi:
         if include_deleted:
             params["include_deleted"] = True
         deadline = self._t.deadline()
+        said_deleted: set[str] = set()  # answered 404 saying soft-deleted (details.deleted)
 
         def fetch(ident: str) -> Any:
             try:
@@ -1620,9 +1668,11 @@ class PrivateApi:
                 return self._request(
                     "GET", path, "profile", refresh, cache, deadline, params=params or None
                 )
-            except NotFoundError:
+            except NotFoundError as exc:
                 if single:
                     raise
+                if exc.deleted:
+                    said_deleted.add(ident)
                 return None
 
         def stored(ident: str) -> Response | None:
@@ -1720,6 +1770,7 @@ class PrivateApi:
         missing = [
             i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
         ]
+        deleted = [i for i in missing if i in gone or i in said_deleted]
         # every request answered built the frame, those left out and those answered 404 too
         errors = {f.item for f in failures}
         answered_404 = sum(r is None and i not in errors for i, r in zip(wanted, responses))
@@ -1729,6 +1780,7 @@ class PrivateApi:
             responses=[r for r in responses if r is not None] + [Answered404()] * answered_404,
             rows_expected=len(wanted),
             missing_ids=missing,
+            deleted_ids=deleted,
             findings=found.records(),
         )
         if failures:
@@ -1753,10 +1805,7 @@ class PrivateApi:
                 raise IncompleteResultError(
                     len(wanted), len(got), missing, partial=frame, what="profiles"
                 )
-            warn_missing(
-                f"{len(missing)} of {len(wanted)} {entity} were not found (or are "
-                "soft-deleted; pass include_deleted=True): see df.attrs['missing_ids']"
-            )
+            warn_missing(_missing_profiles(entity, len(wanted), missing, deleted, include_deleted))
         return frame
 
     def company(
@@ -1774,9 +1823,11 @@ class PrivateApi:
 
         Parameters
         ----------
-        ids : str or list of str
+        ids : str, uuid.UUID or list of them
             One UUID (a missing one raises :class:`~dealframe.errors.NotFoundError`)
-            or many (fetched concurrently; missing ones reported in ``attrs``).
+            or many (fetched concurrently; missing ones in ``attrs["missing_ids"]``, with a
+            warning naming apart those the service said are soft-deleted, listed in
+            ``attrs["deleted_ids"]``).
         fields : list of str, optional
             Allowlist of top-level fields of the company profile (``name``,
             ``employee_count``, ``stock_listing``, ``valuation``, ``fundamentals``,
@@ -1971,7 +2022,7 @@ class PrivateApi:
                 "sub-collection's limit), or None for every row"
             )
             limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX, what)
-        single = isinstance(ids, str)  # one id raises NotFoundError; a list never does
+        single = is_one_id(ids)  # one id raises NotFoundError; a list never does
         wanted = check_ids(ids, "id" if single else "ids", empty=True)
         deadline = self._t.deadline()
         if wanted:  # no ids (an empty frame's): an empty frame, without a request
@@ -2391,7 +2442,10 @@ class PrivateApi:
         -------
         Resolution
             ``(matches, candidates)``: one row per name in input order (query, id,
-            match_type) and the candidates (query, id, name, country, score, rank).
+            match_type) and the candidates (query, id, name, country, score, rank), one
+            block per distinct name (a name the list repeats has its candidates once), so
+            ``matches.merge(candidates, on="query")`` gives each row of ``matches`` its
+            candidates once.
 
         Examples
         --------

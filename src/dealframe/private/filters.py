@@ -46,7 +46,7 @@ from ..errors import (
     did_you_mean,
 )
 from ..notices import ServiceContractWarning, user_stacklevel
-from .ids import check_ids
+from .ids import check_ids, is_one_id
 
 __all__ = [
     "EnumValueError",
@@ -141,7 +141,7 @@ def to_timestamp_string(value: Any, argument: str) -> str:
 
 
 def _as_list(value: Any, argument: str) -> list[Any]:
-    if isinstance(value, (str, bytes)):
+    if isinstance(value, (str, bytes)) or is_one_id(value):  # one value: a text, a uuid.UUID
         return [value]
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise ValidationError(argument, "a list of values", got=value)
@@ -505,6 +505,8 @@ class FilterSchema:
                     got=items,
                 )
             for i, item in enumerate(items):
+                if t == "array_uuid" and isinstance(item, uuid.UUID):
+                    continue  # an id as uuid.UUID: check_ids writes it as text
                 if not isinstance(item, str):
                     raise ValidationError(f"{arg}[{i}]", "a string", got=item)
                 if not item.strip():

@@ -11,26 +11,50 @@ from pandas.api.types import is_scalar
 
 from ..errors import ValidationError
 
-__all__ = ["check_ids"]
+__all__ = ["check_ids", "is_one_id"]
+
+#: What an id is expected to be, as the errors word it.
+_EXPECTED = "a UUID such as 5f38873f-6e1c-4d6f-ad87-e6977cda30ba"
+
+
+def is_one_id(ids: Any) -> bool:
+    """Whether ``ids`` is one id (a string or a ``uuid.UUID``), not a list of them: a call
+    given one id raises ``NotFoundError`` for it, one given a list reports it missing.
+
+    Examples
+    --------
+    >>> is_one_id("5f38873f-6e1c-4d6f-ad87-e6977cda30ba"), is_one_id(uuid.uuid4()), is_one_id([])
+    (True, True, False)
+    """
+    return isinstance(ids, (str, uuid.UUID))
 
 
 def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[str]:
     """One UUID or a list of them → a list of canonical lower-case UUID strings, duplicates dropped.
 
+    An id is a string Python's ``uuid.UUID`` reads (upper case, braces, 32 hex digits,
+    ``urn:uuid:``) or a ``uuid.UUID`` object. An id with spaces or a line break around it is
+    refused, saying so, as a name or a SKU with them is: it is not stripped silently.
     ``empty``: an empty list is a list of no ids (the ids of an empty frame), not an error.
 
     Raises
     ------
     ValidationError
-        Not a string or list of strings, empty (unless ``empty``), or a malformed UUID
-        (named by position).
+        Not a UUID (string or ``uuid.UUID``) or a list of them, empty (unless ``empty``),
+        or a malformed UUID (named by position).
 
     Examples
     --------
     >>> check_ids("5F38873F-6E1C-4D6F-AD87-E6977CDA30BA")
     ['5f38873f-6e1c-4d6f-ad87-e6977cda30ba']
+    >>> check_ids([uuid.UUID("5f38873f-6e1c-4d6f-ad87-e6977cda30ba")])
+    ['5f38873f-6e1c-4d6f-ad87-e6977cda30ba']
+    >>> check_ids([" 5f38873f-6e1c-4d6f-ad87-e6977cda30ba\\n"])
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid ids[0]: expected a UUID such as 5f38873f-6e1c-4d6f-ad87-e6977cda30ba (strip the spaces?), got ' 5f38873f-6e1c-4d6f-ad87-e6977cda30ba\\n'
     """
-    if isinstance(ids, str):
+    if is_one_id(ids):
         items: list[Any] = [ids]
     elif isinstance(ids, Mapping) or not isinstance(ids, Iterable):
         raise ValidationError(argument, "a UUID string or a list of them", got=ids)
@@ -40,10 +64,13 @@ def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[s
         raise ValidationError(argument, "at least one id", got=items)
     out: dict[str, None] = {}
     for i, item in enumerate(items):
-        where = argument if isinstance(ids, str) else f"{argument}[{i}]"
+        where = argument if is_one_id(ids) else f"{argument}[{i}]"
+        if isinstance(item, uuid.UUID):
+            out.setdefault(str(item), None)
+            continue
         if not isinstance(item, str):
             if (
-                not isinstance(ids, str) and is_scalar(item) and bool(pd.isna(item))
+                not is_one_id(ids) and is_scalar(item) and bool(pd.isna(item))
             ):  # a frame's column with nulls
                 raise ValidationError(
                     where, "a UUID string, not a null (drop the nulls first: ids.dropna())"
@@ -52,7 +79,21 @@ def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[s
         try:
             out.setdefault(str(uuid.UUID(item)), None)
         except ValueError:
-            raise ValidationError(
-                where, "a UUID such as 5f38873f-6e1c-4d6f-ad87-e6977cda30ba", got=item
-            ) from None
+            raise ValidationError(where, _EXPECTED + _stripped_hint(item), got=item) from None
     return list(out)
+
+
+def _stripped_hint(item: str) -> str:
+    """`` (strip the spaces?)`` when ``item`` is a UUID but for spaces or line breaks
+    around it, else nothing.
+
+    Examples
+    --------
+    >>> _stripped_hint(" 5f38873f-6e1c-4d6f-ad87-e6977cda30ba"), _stripped_hint("abc ")
+    (' (strip the spaces?)', '')
+    """
+    try:
+        uuid.UUID(item.strip())
+    except ValueError:
+        return ""
+    return " (strip the spaces?)"

@@ -271,6 +271,20 @@ def _first_places(names: list[str]) -> list[int]:
     return [first.setdefault(name, i) for i, name in enumerate(names)]
 
 
+def _without_candidates(result: Any) -> Any:
+    """``result`` (one resolve result) without its ``candidates``: those of a name the
+    caller's list repeats, whose first place holds them.
+
+    Examples
+    --------
+    >>> _without_candidates({"query": "Acme", "candidates": [{"id": "a"}]})
+    {'query': 'Acme'}
+    """
+    if not isinstance(result, Mapping):
+        return result
+    return {k: v for k, v in result.items() if k != "candidates"}
+
+
 def _with_repeats(label: str, at: list[int], places: list[int]) -> str:
     """``label`` (of a batch that failed, holding the names at positions ``at``) with the
     later positions of the caller's list repeating those names (``places``:
@@ -401,8 +415,8 @@ def _fill_best(
     listed in ``matches.attrs["unscored"]``. A name without candidates, or whose best
     candidate has no ``id``, keeps a null id too (said by
     :func:`~dealframe.private.resolved.check_matches`)."""
-    # a name sent twice has its candidates twice: once each is enough to rank them
-    ranked = candidates.drop_duplicates(["query", "rank"]).sort_values(
+    # one block of candidates per distinct name (a repeated name's are its first's)
+    ranked = candidates.sort_values(
         ["query", "score", "rank"], ascending=[True, False, True], na_position="last"
     )
     place = ranked.groupby("query", sort=False).cumcount().to_numpy()
@@ -531,8 +545,11 @@ class Resolver:
                 data[i] = dict(data[first])
         info = RequestInfo("POST", f"{self._prefix}/{entity}/resolve", "private")
         served = [data[i] for i in sorted(data)]
+        # one block of candidates per distinct name: a repeat's would double the rows of
+        # ``matches.merge(candidates, on="query")`` (its match row is kept, in place)
+        shaped = [_without_candidates(data[i]) if places[i] != i else data[i] for i in sorted(data)]
         with shaping(info, endpoint, found):
-            matches, candidates = shape.resolve_frames(served)
+            matches, candidates = shape.resolve_frames(shaped)
         outside_vocabulary(matches, "match_type", MATCH_TYPES, found)  # after case is undone
         check_matches(served, matches, found)  # ids and candidates its match_type implies
         ambiguous = matches["match_type"] == "ambiguous"

@@ -1,0 +1,101 @@
+"""Ids given as ``uuid.UUID`` objects, and ids with spaces around them (audit of the private
+interface).
+
+``company(uuid.UUID(x))``, ``company([uuid.UUID(x)])``, ``fundings(uuid.UUID(x))`` and
+``deals(target_id=[uuid.UUID(x)])`` were refused ("expected a UUID string, got UUID(...)")
+though every text form ``uuid.UUID`` reads was taken: now a UUID object is its text, one of
+them one id (a ``NotFoundError`` when missing, as one string). An id with spaces or a line
+break around it is still refused, not stripped silently (as SKUs and country codes), and the
+error now says why: ``(strip the spaces?)``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import dealframe
+from dealframe.errors import NotFoundError, ValidationError
+
+NO_SUCH_ID = "00000000-0000-4000-8000-000000000000"
+
+
+@pytest.fixture(scope="module")
+def client(sandbox: Any) -> Any:
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def ids(client: Any) -> dict[str, str]:
+    deals = client.private.deals(deal_type=["Venture"], limit=5)
+    return {
+        "deal": deals["id"][0],
+        "company": deals["target_id"][0],
+        "investor": client.private.investors(limit=1)["id"][0],
+    }
+
+
+@pytest.mark.parametrize(
+    ("call", "kind"),
+    [
+        (lambda p, i: p.company(i), "company"),
+        (lambda p, i: p.company([i]), "company"),
+        (lambda p, i: p.investor(i), "investor"),
+        (lambda p, i: p.deal(i), "deal"),
+        (lambda p, i: p.investor_top(i, "countries"), "investor"),
+        (lambda p, i: p.fundings(i), "company"),
+        (lambda p, i: p.investments([i]), "investor"),
+        (lambda p, i: p.deals(target_id=[i]), "company"),
+        (lambda p, i: p.deals(target_id=i), "company"),
+        (lambda p, i: p.deals(id=[i]), "deal"),
+        (lambda p, i: p.companies(id=[i]), "company"),
+    ],
+    ids=[
+        "company",
+        "company-list",
+        "investor",
+        "deal",
+        "investor_top",
+        "fundings",
+        "investments-list",
+        "deals-target_id",
+        "deals-target_id-one",
+        "deals-id",
+        "companies-id",
+    ],
+)
+def test_a_uuid_object_is_its_text(client, ids, call, kind):
+    text = ids[kind]
+    as_text = call(client.private, text)
+    as_object = call(client.private, uuid.UUID(text))
+    assert len(as_object) > 0
+    pd.testing.assert_frame_equal(as_object, as_text)
+
+
+def test_one_uuid_object_is_one_id(client):
+    with pytest.raises(NotFoundError):  # as one string: a list of one would warn instead
+        client.private.company(uuid.UUID(NO_SUCH_ID))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda p, i: p.company(i),
+        lambda p, i: p.company([i]),
+        lambda p, i: p.fundings(i),
+        lambda p, i: p.deals(target_id=[i]),
+    ],
+    ids=["company", "company-list", "fundings", "deals-target_id"],
+)
+def test_an_id_with_spaces_around_it_is_refused_saying_so(client, ids, call):
+    padded = f" {ids['company']}\n"
+    with pytest.raises(ValidationError) as caught:
+        call(client.private, padded)
+    assert "(strip the spaces?)" in str(caught.value)
+    with pytest.raises(ValidationError) as other:
+        call(client.private, "not-a-uuid ")  # no UUID even stripped: no such hint
+    assert "strip" not in str(other.value)
