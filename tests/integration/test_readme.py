@@ -23,12 +23,16 @@ def test_snippet_runs(index, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the mirror snippet writes data/mirror here
     namespace: dict = {}
     exec("import dealframe, dealframe.sandbox", namespace)  # the first snippet's import
-    code = BLOCKS[index].replace("scale=0.1", "scale=0.02")
+    code = BLOCKS[index]
+    if "resolve_companies" not in code:  # its names are those of the sandbox it names
+        code = code.replace("scale=0.1", "scale=0.02")
     exec(compile(code, f"README block {index}", "exec"), namespace)
     assert namespace.get("client") is not None
-    if "matches" in namespace:  # the resolve example finds its names
-        assert namespace["matches"]["match_type"].eq("exact").all()
-        assert namespace["matches"]["id"].notna().all()
+    if "matches" in namespace:  # the resolve example finds each of its names, one company each
+        matches = namespace["matches"]
+        assert matches["match_type"].eq("exact").all()
+        assert matches["id"].notna().all() and matches["id"].is_unique
+        assert not matches.attrs["tied"]
 
 
 #: README blocks that show what a ``print`` prints, in a comment after it (``# "..."``, a

@@ -330,7 +330,10 @@ def quarterly_medians(
     """Median of a deal metric per bucket with its q1-q3 band, n under every bucket.
 
     The title, the x axis and the alt text name the buckets as they are: months, quarters
-    or years (the frame's ``attrs["time_bucket"]``, else the format of its labels).
+    or years (the frame's ``attrs["time_bucket"]``, else the format of its labels). They
+    count the deals with a value, or with a meaningful value (NM left out) when the frame's
+    ``attrs["nm_removed"]`` is true (its medians and n are of the meaningful multiples only,
+    as the report's).
 
     Parameters
     ----------
@@ -395,7 +398,14 @@ def quarterly_medians(
     ax = axes_for(ax, 7.0, 3.9)
     n = pd.to_numeric(buckets["n"], errors="coerce").fillna(0).to_numpy(dtype=int)
     med = numbers(buckets, "median")
-    title = f"Median {label} per {word}, n = {counted(int(n.sum()), 'deal')} with a value"
+    # n counts the values the medians are of: every value, or (attrs["nm_removed"], as the
+    # report's quarterly medians) the meaningful ones only
+    valued = (
+        "with a meaningful value (NM left out)"
+        if buckets.attrs.get("nm_removed")
+        else "with a value"
+    )
+    title = f"Median {label} per {word}, n = {counted(int(n.sum()), 'deal')} {valued}"
     ylabel = f"median {label}"
     if not len(buckets) or not np.isfinite(med).any():
         return empty(ax, title, word, ylabel, f"no {word} has enough deals")
@@ -477,7 +487,7 @@ def quarterly_medians(
     missing = [lab for lab, value in zip(labels, med) if not np.isfinite(value)]
     alt = (
         f"Line of the median {label} of deals per {word} from {labels[0]} to {labels[-1]}"
-        f" with the q1 to q3 band; {counted(int(n.sum()), 'deal')} with a value. Latest {word} "
+        f" with the q1 to q3 band; {counted(int(n.sum()), 'deal')} {valued}. Latest {word} "
         "with "
         f"a median, {labels[last]}: {fmt.format(med[last])} (n={n[last]}). Range of the "
         f"medians {fmt.format(np.nanmin(med))} to {fmt.format(np.nanmax(med))}."

@@ -24,6 +24,7 @@ from dealframe.plot.deals import METRIC_LABELS
 from dealframe.plot.shaping import meaningful
 
 from .gather import COMPARED_PERIODS, HEADLINE_METRICS, ReportData
+from .render import number
 
 __all__ = ["CI_LEVEL", "SMALL_N", "Card", "Headline", "build_headline", "change_text", "money"]
 
@@ -64,7 +65,7 @@ def money(value: float) -> str:
     """
     if value is None or not np.isfinite(value):
         return "n/a"
-    return f"${value / 1000:,.1f}bn" if abs(value) >= 1000 else f"${value:,.0f}m"
+    return number(value / 1000, "${:,.1f}bn") if abs(value) >= 1000 else number(value, "${:,.0f}m")
 
 
 def change_text(now: float, before: float, unit: str = "%") -> str:
@@ -306,6 +307,11 @@ def _compared(summary: pd.DataFrame) -> str:
     Deals of the last twelve months were priced at a median 5.0x EV/Revenue (n=40), against
     4.0x for the cohort's 12 listed companies over the same months (EV/Revenue LTM): a 25%
     premium.
+    >>> s.loc["ev_revenue", ["public_median", "private_to_public"]] = [4.98, 1.004]
+    >>> print(_compared(s))  # doctest: +NORMALIZE_WHITESPACE
+    Deals of the last twelve months were priced at a median 5.0x EV/Revenue (n=40), against
+    5.0x for the cohort's 12 listed companies over the same months (EV/Revenue LTM): in line
+    with them (under half a percent apart).
     >>> s.loc["ev_revenue", ["public_median", "public_n"]] = [np.nan, 3]
     >>> print(_compared(s))  # doctest: +NORMALIZE_WHITESPACE
     Private and public EV/Revenue cannot be compared: 3 of the cohort's listed companies have
@@ -317,12 +323,17 @@ def _compared(summary: pd.DataFrame) -> str:
     n, public_n = (int(row[k]) if pd.notna(row[k]) else 0 for k in ("private_n", "public_n"))
     threshold = summary.attrs.get("small_n_threshold", 5)
     if np.isfinite(p) and np.isfinite(q) and np.isfinite(ratio):
-        word = "premium" if ratio >= 1 else "discount"
+        gap = abs(ratio - 1)
+        verdict = (  # a gap that rounds to 0% is no premium nor discount: said so, in words
+            "in line with them (under half a percent apart)"
+            if gap < 0.005
+            else f"a {gap:.0%} {'premium' if ratio >= 1 else 'discount'}"
+        )
         return (
             f"Deals of the last twelve months were priced at a median {p:.1f}x "
             f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's "
             f"{counted(public_n, 'listed company')} over the same months (EV/Revenue LTM): "
-            f"a {abs(ratio - 1):.0%} {word}."
+            f"{verdict}."
         )
     if not np.isfinite(p):
         why = "too few deals of the last twelve months have a meaningful multiple."

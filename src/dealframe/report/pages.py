@@ -36,7 +36,7 @@ from dealframe.plot.deals import METRIC_LABELS
 from .coinvestors import Unserved
 from .gather import COMPARED_PERIODS, ReportData
 from .headline import CI_LEVEL, SMALL_N, Headline
-from .render import Bullets, Cards, Chart, Heading, Row, Section, Text, table
+from .render import Bullets, Cards, Chart, Heading, Row, Section, Text, number, table
 from .tables import COMPS_MULTIPLES, bounds_text, comps_display
 
 __all__ = ["page_sections"]
@@ -76,7 +76,7 @@ def _chart(draw: Callable[..., Axes], width: float = 7.0, height: float = 3.9) -
 
 def _times(value: float) -> str:
     """A multiple as the page writes it: ``3.6x``, or ``n/a`` for a missing one."""
-    return f"{value:.1f}x" if pd.notna(value) else "n/a"
+    return number(value, "{:.1f}x") if pd.notna(value) else "n/a"
 
 
 def _span(period: tuple[str, str]) -> str:
@@ -191,7 +191,13 @@ def _deals(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
                     if t["quarterly_medians"].attrs.get("nm_removed")
                     else ""
                 )
-                + f". The n over each quarter counts the deals with a value; the whiskers are "
+                + ". The n over each quarter counts the deals with a "
+                + (
+                    "meaningful value (NM left out)"
+                    if t["quarterly_medians"].attrs.get("nm_removed")
+                    else "value"
+                )
+                + "; the whiskers are "
                 f"{CI_LEVEL:.0%} bootstrap intervals where n < {SMALL_N}.",
                 css="note",
             ),
@@ -432,6 +438,8 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
     provenance = _provenance(data)
     threshold = data.small_n_threshold
     meta_deals, meta_trim = rec.attrs["total_deals"], rec.attrs["outliers_trimmed"]
+    # the service's n counts every value; the quarterly chart's, the meaningful ones only
+    nm_removed = bool(t["quarterly_medians"].attrs.get("nm_removed"))
     methodology = (
         f"Window: the service's own ({data.service_window[0]} to {data.service_window[1]}, "
         "five years to its latest date)"
@@ -467,7 +475,9 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
         (
             Heading("A. Reconciliation with the service"),
             Text(
-                f"{rec.attrs['summary']} (deals with a value {meta_deals[1]} locally against "
+                f"{rec.attrs['summary']} (deals with a value"
+                + (", NM included," if nm_removed else "")
+                + f" {meta_deals[1]} locally against "
                 f"{meta_deals[0]} at the service; outliers trimmed {meta_trim[1]} against "
                 f"{meta_trim[0]}); "
                 f"{matching(int(checks['match'].sum()), len(checks), 'headline median')}."
@@ -479,7 +489,9 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
                         formats={"median_service": fmt, "median_local": fmt},
                         index=False,
                         scroll=True,
-                        caption=f"Median {label} per quarter: service and local",
+                        caption=f"Median {label} per quarter"
+                        + (" over every value (NM included)" if nm_removed else "")
+                        + ": service and local",
                         empty=f"No quarter in the window ({_span((data.periods.start, data.periods.end))}) at the "
                         "service or here: nothing to reconcile.",
                         labels={

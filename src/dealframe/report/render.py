@@ -2,7 +2,8 @@
 
 A page is a list of :class:`Section`; a section is a list of blocks (:class:`Text`,
 :class:`Bullets`, :class:`Cards`, :class:`Chart`, :class:`Table`, :class:`Row` to put blocks
-side by side). Everything shown is escaped. Missing values are written "n/a".
+side by side). Everything shown is escaped. Missing values are written "n/a"; a figure that
+rounds to zero is written without a sign ("0", "0%", never "-0" or "+0%").
 
 Examples
 --------
@@ -15,8 +16,10 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -31,6 +34,7 @@ __all__ = [
     "Table",
     "Text",
     "format_frame",
+    "number",
     "render_page",
     "table",
 ]
@@ -113,6 +117,26 @@ def _missing(value: object) -> bool:
     )
 
 
+_SIGN = re.compile(r"[+-](?=[$\d.])")
+_NONZERO = re.compile(r"[1-9]")
+
+
+def number(value: float | np.number[Any], spec: str) -> str:
+    """``value`` formatted by ``spec`` (a ``str.format`` spec), rounded first: a figure that
+    rounds to zero carries no sign, so neither a negative zero ("-0", "-0%") nor a forced
+    plus ("+0%") reaches the page.
+
+    Examples
+    --------
+    >>> number(-0.4598, "{:,.0f}"), number(-0.004, "{:+.0%}"), number(0.001, "{:+.0%}")
+    ('0', '0%', '0%')
+    >>> number(-0.6, "{:,.0f}"), number(0.05, "{:+.0%}"), number(-0.0, "${:.1f}m")
+    ('-1', '+5%', '$0.0m')
+    """
+    text = spec.format(value)
+    return text if _NONZERO.search(text) else _SIGN.sub("", text, count=1)
+
+
 def _cell(value: object, spec: str | None) -> str:
     if _missing(value):
         return MISSING
@@ -121,18 +145,19 @@ def _cell(value: object, spec: str | None) -> str:
         and isinstance(value, (int, float, np.integer, np.floating))
         and not isinstance(value, (bool, np.bool_))
     ):
-        return spec.format(value)
+        return number(value, spec)
     if isinstance(value, (pd.Timestamp, np.datetime64)):
         return pd.Timestamp(value).date().isoformat()
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if isinstance(value, (float, np.floating)):
-        return f"{value:,.2f}"
+        return number(value, "{:,.2f}")
     return str(value)
 
 
 def format_frame(frame: pd.DataFrame, formats: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Every cell as display text: per-column format specs, ``n/a`` for missing values.
+    """Every cell as display text: per-column format specs (through :func:`number`, so a
+    figure that rounds to zero has no sign), ``n/a`` for missing values.
 
     Text cells (such as "NM") are kept as they are.
 
@@ -140,6 +165,8 @@ def format_frame(frame: pd.DataFrame, formats: Mapping[str, str] | None = None) 
     --------
     >>> format_frame(pd.DataFrame({"x": [1.234, None, "NM"]}), {"x": "{:.1f}x"})["x"].tolist()
     ['1.2x', 'n/a', 'NM']
+    >>> format_frame(pd.DataFrame({"x": [-0.46, -0.5, -0.51]}), {"x": "{:,.0f}"})["x"].tolist()
+    ['0', '0', '-1']
     """
     formats = dict(formats or {})
     out = pd.DataFrame(index=frame.index)
