@@ -207,11 +207,14 @@ def _carried(
     return out.drop(columns=_AT), out[_AT].to_numpy()
 
 
-def _why_short(shortfall: int, size: int) -> str:
-    """What a list walk that ended ``shortfall`` rows short of ``meta.total`` adds to saying
-    so: exactly one page short is what a service that counts ``page`` from 0 gives when
-    nothing says so and its page ``page: 1`` cannot be read (``page: 2`` is its third page);
-    any other count says no more than what was seen.
+def _why_short(shortfall: int, size: int, repeated: int = 0) -> str:
+    """What a list walk that ended ``shortfall`` rows short of ``meta.total`` (more, when
+    negative) adds to saying so. Exactly one page short is what a service that counts
+    ``page`` from 0 gives when nothing says so and its page ``page: 1`` cannot be read
+    (``page: 2`` is its third page). Rows that came more than once (``repeated``) with the count off
+    are what a walk over data that changed while it ran sees: rows added or removed shift
+    the others between pages, so some come again and others are never served. Any other
+    count says no more than what was seen.
 
     Examples
     --------
@@ -219,9 +222,17 @@ def _why_short(shortfall: int, size: int) -> str:
     ': exactly one page of 1000 rows short (does the service count page from 0?)'
     >>> _why_short(10**12 - 2484, 1000)
     ''
+    >>> _why_short(57, 1000, repeated=57)[:72]
+    ': 57 rows came more than once, so the data probably changed during the '
     """
-    if shortfall == size:
+    if shortfall == size and not repeated:
         return f": exactly one page of {size} rows short (does the service count page from 0?)"
+    if repeated:
+        return (
+            f": {repeated} rows came more than once, so the data probably changed during the pull "
+            "(rows added or removed move the others between pages) and rows may be missing: "
+            "pull again, or keep a mirror (dealframe.mirror) for a consistent copy"
+        )
     return ""
 
 
@@ -1060,7 +1071,7 @@ class PrivateApi:
             found.add(
                 "count_mismatch",
                 f"meta.total announced {pulled.expected} rows{capped}; {distinct} distinct "
-                f"rows arrived{_why_short(pulled.expected - distinct, pages.size)}",
+                f"rows arrived{_why_short(pulled.expected - distinct, pages.size, duplicates)}",
                 shortfall=pulled.expected - distinct,
             )
         truncated = limit is not None and (total is None or total > limit)
