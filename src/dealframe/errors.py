@@ -132,8 +132,9 @@ def _context(
     text = f" ({request})" if request is not None else ""
     if attempts > 1:
         text += f"; gave up after {attempts} attempts"
-    if retry_after is not None:
-        text += f"; the service asked to wait {retry_after:g} s"
+    if retry_after is not None:  # to a tenth (an HTTP date's wait is 2.58255 s from now)
+        shown = round(retry_after, 1) if retry_after >= 0.1 else retry_after
+        text += f"; the service asked to wait {shown:g} s"
         text += f" ({retry_after_from})" if retry_after_from else ""
     return text + (f"; {note}" if note else "")
 

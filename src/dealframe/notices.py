@@ -18,6 +18,8 @@ __all__ = [
     "findings_held",
     "held",
     "missing_expected",
+    "missing_held",
+    "missing_kept",
     "reading_answers",
     "user_stacklevel",
     "warn_missing",
@@ -77,6 +79,34 @@ def missing_expected() -> Iterator[None]:
         yield
     finally:
         _MISSING_EXPECTED.reset(token)
+
+
+#: Where this thread's (or task's) missing-data warnings go instead (:func:`missing_held`).
+_MISSING_HELD: ContextVar[list[str] | None] = ContextVar("dealframe_missing_held", default=None)
+
+
+@contextmanager
+def missing_held() -> Iterator[list[str]]:
+    """Within it, what :func:`warn_missing` would warn is appended to the list yielded, for
+    the caller to say once: a call made of other calls (``reconcile_groups``) gathers what
+    each said of missing data into one warning, not one per call. Other warnings pass, and
+    what :func:`missing_expected` silences stays silent.
+
+    It holds for the current thread or task only, as :func:`missing_expected` does.
+
+    Examples
+    --------
+    >>> with missing_held() as said:
+    ...     warn_missing("no value in this window")  # not shown
+    >>> said
+    ['no value in this window']
+    """
+    said: list[str] = []
+    token = _MISSING_HELD.set(said)
+    try:
+        yield said
+    finally:
+        _MISSING_HELD.reset(token)
 
 
 #: Whether this thread (or task) is shaping answers of the service (:func:`reading_answers`).
@@ -180,6 +210,17 @@ def user_stacklevel() -> int:
 
 def warn_missing(message: str) -> None:
     """A :class:`MissingDataWarning` about unreturned entities, at the user's line, unless
-    the caller expects them (:func:`missing_expected`)."""
-    if not _MISSING_EXPECTED.get():
+    the caller expects them (:func:`missing_expected`) or says them itself
+    (:func:`missing_held`)."""
+    if not _MISSING_EXPECTED.get() and not missing_kept(message):
         warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
+
+
+def missing_kept(message: str) -> bool:
+    """Keep ``message``, a :class:`MissingDataWarning` to say, when within
+    :func:`missing_held` (True); else False: the caller warns it."""
+    said = _MISSING_HELD.get()
+    if said is None:
+        return False
+    said.append(message)
+    return True

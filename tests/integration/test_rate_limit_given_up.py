@@ -12,6 +12,7 @@ that a wait moves, and the requests are counted at a proxy in front of the sandb
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -23,12 +24,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _clock import ManualClock
-from _drift_proxy import Proxy
+from _drift_proxy import Proxy, api_error
 
 import dealframe.sandbox
 from dealframe.client import Client
-from dealframe.errors import IncompleteResultError, RateLimitedError, TransportError
+from dealframe.errors import IncompleteResultError, RateLimitedError
 from dealframe.sandbox.faults import FaultPlan
+from dealframe.transport import retry as _retry
 
 SEARCH = r"^/api/v2/companies$"
 CURRENT = r"^/api/v2/companies/current$"
@@ -119,14 +121,82 @@ def test_the_later_chunks_of_a_call_wait_out_a_429_given_up_on(parts):
         assert proxy.count(CURRENT) > 2
 
 
-def test_a_call_whose_budget_ends_at_the_closed_gate_says_so(parts):
-    """The next call of a short budget waits at the gate (in real time, half a second) and
-    ends there, unsent, saying it was waiting out a rate limit."""
+def _ceiling(retry_number: int, base: float, cap: float, **_: Any) -> float:
+    """The backoff of retry ``retry_number`` at the top of its draw: the longest it can be."""
+    return min(cap, base * 2.0 ** max(retry_number - 1, 0))
+
+
+@pytest.mark.parametrize(
+    ("stated", "closed"),
+    [(True, WAIT), (False, 0.5)],  # 0.5: the default backoff_base, a first retry's backoff
+    ids=["retry-after", "none-stated"],
+)
+def test_with_default_backoff_the_gate_stays_closed_for_the_wait_asked(
+    parts, monkeypatch, stated, closed
+):
+    """Default backoff settings, the 6 attempts of the default retries all 429: the gate
+    stays closed for the 3 s asked (without a Retry-After, a first retry's backoff), not for
+    the backoff the last attempt grew to (16 s here at the top of its draw; 1 to 12 s by
+    seed against a 429 asking 1 s, which stalled the next call that long)."""
     sb, plan, proxy = parts
-    with Client(proxy.url, sb.public_token, sb.private_key, **SETTINGS, call_budget=0.5) as c:
+    monkeypatch.setattr(_retry, "backoff_delay", _ceiling)  # every draw at its top
+    client = Client(
+        proxy.url,
+        sb.public_token,
+        sb.private_key,
+        progress=False,
+        cache_enabled=False,
+        cut_stragglers=False,
+    )
+    clock = ManualClock(start=time.monotonic())
+    client._transport.gate = clock.gate()
+    with client:
+        if stated:
+            plan.script(SEARCH, ["429"] * 6)
+        else:
+            proxy.add(SEARCH, api_error(429, "RATE_LIMITED", "slow down"), times=6)
+        with pytest.raises(RateLimitedError, match="gave up after 6 attempts"):
+            client.public.search()
+        assert proxy.count(SEARCH) == 6
+        assert client._transport.gate.remaining("public") == pytest.approx(closed)
+        waited = clock.slept
+        assert len(client.public.search()) > 0
+        assert clock.slept - waited == pytest.approx(closed)  # the next call waited that
+        assert proxy.count(SEARCH) == 7
+
+
+def test_a_budget_shorter_than_the_closed_gate_fails_at_once(parts):
+    """A call whose ``call_budget`` (2 s) cannot outlast the gate (3 s more) is not sent
+    and fails at once, nothing slept: a ``RateLimitedError`` with the time left. It used to
+    sleep its whole budget at the gate on the caller's thread, then raise a TransportError."""
+    sb, plan, proxy = parts
+    client, clock = _client(sb, proxy, call_budget=2)
+    with client:
         plan.script(SEARCH, ["429"])
         with pytest.raises(RateLimitedError, match="call budget exhausted"):
-            c.public.search()
-        with pytest.raises(TransportError, match=r"waiting out a rate limit \(public requests"):
-            c.public.search()
+            client.public.search()
+        with pytest.raises(RateLimitedError) as info:
+            client.public.search()
+        assert "not sent: a rate limit closes this client's public requests for 3.0 s more" in (
+            str(info.value)
+        )
+        assert re.search(r"longer than the [\d.]+ s left of call_budget \(2 s\)", str(info.value))
+        assert info.value.retry_after == pytest.approx(WAIT, abs=0.1)
+        assert info.value.attempts == 0 and info.value.held_until is None
+        assert clock.slept == 0  # nothing waited at the gate
         assert proxy.count(SEARCH) == 1  # the second call sent nothing
+        # Family B's gate is open: its calls go on
+        assert len(client.private.deals(limit=5)) == 5
+
+
+def test_a_budget_that_outlasts_the_closed_gate_waits_it_out(parts):
+    """A budget longer than the rest of the wait waits it out at the gate, then sends."""
+    sb, plan, proxy = parts
+    client, clock = _client(sb, proxy, call_budget=30, retries=0)
+    with client:
+        plan.script(SEARCH, ["429"])
+        with pytest.raises(RateLimitedError, match="asked to wait 3 s"):
+            client.public.search()
+        assert len(client.public.search()) > 0
+        assert clock.slept == pytest.approx(WAIT)
+        assert proxy.count(SEARCH) == 2

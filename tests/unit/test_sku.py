@@ -205,6 +205,18 @@ def test_format_v2_refuses_a_suffix_that_is_not_from_1(n):
     assert format_v2("ACME", "USA", 2) == "ACME-USA.2"
 
 
+@pytest.mark.parametrize("country", ["USA.1", "USA.12"])
+def test_format_v2_refuses_a_country_that_reads_back_otherwise(country):
+    """``format_v2("ACME", "USA.1")`` gave ``ACME-USA.1``, read back as country ``USA`` and
+    n 1: the country is refused, naming it, and the reading."""
+    with pytest.raises(ValidationError) as err:
+        format_v2("ACME", country)
+    assert err.value.argument == "country"
+    assert f"would read as ticker 'ACME', country 'USA', n {country[4:]}" in str(err.value)
+    for ticker, country, n in [("BRK.B", "USA", 1), ("A-USA", "GBR", None), ("X.1", "FRA", 2)]:
+        assert parse_sku(format_v2(ticker, country, n)) == Sku("v2", ticker, country=country, n=n)
+
+
 @pytest.mark.parametrize(
     ("exchange", "ticker", "argument", "said"),
     [

@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import re
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -37,7 +38,7 @@ from dealframe.arguments import checked_keywords, integer_in
 from dealframe.client import Client
 from dealframe.contract import as_count
 from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
-from dealframe.notices import ServiceContractWarning, user_stacklevel
+from dealframe.notices import ServiceContractWarning, missing_held, user_stacklevel, warn_missing
 from dealframe.private.aggregate import threshold_read_elsewhere
 from dealframe.private.filters import to_date_string
 from dealframe.private.suppression import off_threshold
@@ -856,6 +857,14 @@ def reconcile_groups(
         The service's refusal of the group time series (a field name it does not take),
         sent first: before any other request.
 
+    Warns
+    -----
+    dealframe.notices.MissingDataWarning
+        One for the whole call, gathering what each client call it made said of missing
+        data, named by the call (``reconcile_groups: group_time_series: no value in this
+        window: ...; time_series of the 28 members: no value in data of any of the 28 items
+        in this window: ...``), not one per call.
+
     Examples
     --------
     >>> cur, ts = reconcile_groups(client, regions=["Western Europe"])
@@ -878,11 +887,54 @@ def reconcile_groups(
     # first, so that a field name the service refuses (its 400) fails before other requests
     group_body(group, "reconcile_groups")
     api = client.public_api(version)
-    service_ts = api.group_time_series(fields=fields, date_from=date_from, date_to=date_to, **group)
-    members = api.search(**group)
-    service_cur = api.group_current(**group)
+    said: dict[str, list[str]] = {}  # what the calls below say of missing data, by whom
+    try:
+        return _groups_reconciled(api, group, fields, date_from, date_to, tolerance, said)
+    finally:
+        if said:  # once, at the end: each message once, named by the calls that said it
+            joined = "; ".join(f"{', '.join(calls)}: {text}" for text, calls in said.items())
+            warn_missing(f"reconcile_groups: {joined}")
+
+
+@contextmanager
+def _saying(said: dict[str, list[str]], call: str) -> Iterator[None]:
+    """Hold what the client call made within says of missing data (each
+    :class:`~dealframe.notices.MissingDataWarning` it would warn), and add it to ``said``
+    (message: the calls that said it) named by ``call``: ``reconcile_groups`` says it in one
+    warning, not one per call (the hint of an industry no company carries: once, not 3
+    times)."""
+    with missing_held() as held:
+        try:
+            yield
+        finally:
+            for message in held:
+                calls = said.setdefault(message, [])
+                if call not in calls:
+                    calls.append(call)
+
+
+def _groups_reconciled(
+    api: Any,
+    group: dict[str, Any],
+    fields: Strings,
+    date_from: Month,
+    date_to: Month,
+    tolerance: float,
+    said: dict[str, list[str]],
+) -> tuple[Reconciliation, Reconciliation]:
+    """:func:`reconcile_groups` once its arguments are checked: ``api`` the client's Family A
+    API of the version asked, what its calls say of missing data added to ``said``."""
+    with _saying(said, "group_time_series"):
+        service_ts = api.group_time_series(
+            fields=fields, date_from=date_from, date_to=date_to, **group
+        )
+    with _saying(said, "search"):
+        members = api.search(**group)
+    with _saying(said, "group_current"):
+        service_cur = api.group_current(**group)
     if len(members):
-        local_cur = group_current(api.current(members.index))
+        with _saying(said, f"current of the {counted(len(members), 'member')}"):
+            local_cur = group_current(api.current(members.index))
     else:
         local_cur = _no_rows(service_cur)
     joined = service_cur[["sum", "median"]].join(
@@ -899,8 +951,11 @@ def reconcile_groups(
         f"({counted(len(members), 'company')})",
     )
     if len(members):
-        wide = api.time_series(members.index, fields=fields, date_from=date_from, date_to=date_to)
-        local_ts = group_time_series(wide)
+        with _saying(said, f"time_series of the {counted(len(members), 'member')}"):
+            wide = api.time_series(
+                members.index, fields=fields, date_from=date_from, date_to=date_to
+            )
+            local_ts = group_time_series(wide)
     else:
         local_ts = _no_rows(service_ts)
     s_long = service_ts.stack(future_stack=True).rename("service")

@@ -59,7 +59,7 @@ from ..frames.public import (
     time_series_wide,
 )
 from ..frames.schemas import CURRENT_DATA
-from ..notices import MissingDataWarning, user_stacklevel, warn_missing
+from ..notices import MissingDataWarning, missing_kept, user_stacklevel, warn_missing
 from ..provenance import attach
 from ..transport.body import expecting
 from ..transport.paging import FATAL_ERRORS, map_concurrent
@@ -437,6 +437,7 @@ def _absent_requested(
     A name is given the closest name known (``served``: the document's, those seen with a
     value, and the names this answer holds) only when it is none of those."""
     window_said = " in this window" if window else ""
+    there = " in the window" if window else ""  # values outside it may exist, dropped
     if not items:  # no item: a group answer with no period (data: [])
         if member == "median" and names:
             warn_missing(
@@ -469,7 +470,7 @@ def _absent_requested(
         if empty:
             said = "their columns are all null"
         elif keys:
-            said = f"none of the {len(keys)} fields it holds has one, every value is null"
+            said = f"none of the {len(keys)} fields it holds has one, every value{there} is null"
         else:
             said = "the answer holds no field"
         warn_missing(f"no value {what}in {member} of any of the {held} items{window_said}: {said}")
@@ -565,6 +566,8 @@ class GroupSeries(NamedTuple):
     expected: int | None
     #: The fields asked that no period holds (``attrs["fields_not_held"]``).
     not_held: list[str]
+    #: The periods of ``items`` within the window asked: those the frame holds.
+    inside: list[Mapping[str, Any]]
 
 
 @checked_keywords
@@ -619,7 +622,7 @@ def read_group_series(
         frame = group_time_series_frame(
             inside, meta, fields=fields, date_from=date_from, date_to=date_to
         )
-    return GroupSeries(frame, items, count, not_held)
+    return GroupSeries(frame, items, count, not_held, inside)
 
 
 def _null_medians(items: list[Mapping[str, Any]], found: Findings) -> None:
@@ -1087,7 +1090,8 @@ class PublicApi:
             )
             companies = read_items(response.json(), Findings(f"POST {self._prefix}/companies"))
             for message in unmatched_values(body, companies):
-                warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
+                if not missing_kept(message):  # a call made of calls says it once
+                    warnings.warn(message, MissingDataWarning, stacklevel=user_stacklevel())
 
     # ------------------------------------------------------------------ endpoints
 
@@ -1391,9 +1395,10 @@ class PublicApi:
             class has none); ``attrs`` holds the response meta (companies). A group that
             matched no company (``meta.companies`` 0; without it, ``meta.count`` 0 or no
             value in ``data``) is missing data: one
-            :class:`~dealframe.notices.MissingDataWarning` (every value NaN), followed, when
-            filtered by industries or themes, by a hint naming each value no company
-            carries, with the close ones.
+            :class:`~dealframe.notices.MissingDataWarning` when every value is NaN (a meta
+            saying no company beside values is a ``bad_meta`` finding instead, the values
+            kept), followed, when filtered by industries or themes, by a hint naming each
+            value no company carries, with the close ones.
 
         Examples
         --------
@@ -1412,10 +1417,18 @@ class PublicApi:
         with shaping(response.request, endpoint, found):
             frame = group_current_frame(payload.get("data"), meta)
         check_group_classes(frame, found)
+        empty = _empty_group(frame)
+        valued = int(frame.notna().to_numpy().sum())
+        if empty and valued:  # a meta saying no company, beside values: kept, said
+            said = "companies" if frame.attrs.get("companies") == 0 else "count"
+            found.add(
+                "bad_meta",
+                f"meta.{said} is 0 (the group matches no company), yet {valued} sums and "
+                "medians hold a value: kept as served",
+            )
         attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
         found.report(strict=strict, partial=frame)
-        empty = _empty_group(frame)
-        if empty:  # every statistic NaN: said, then which industries or themes matched none
+        if empty and not valued:  # every statistic NaN: said, then which values matched none
             warn_missing("no value: the group matches no company, every sum and median is NaN")
         self._explain_empty(body, empty, refresh, cache)
         return frame
@@ -1476,8 +1489,8 @@ class PublicApi:
             Each date given bounds the index (months without a value are NaN rows, as
             in :meth:`time_series`); a date not given is the first (last) month returned,
             and with no month returned the index is then empty. ``attrs`` holds ``count`` and
-            ``companies``, and ``item_extras``: by period, the members of its item the
-            document does not name (:func:`~dealframe.public.extras.item_extras`).
+            ``companies``, and ``item_extras``: by period of the window, the members of its
+            item the document does not name (:func:`~dealframe.public.extras.item_extras`).
 
         Examples
         --------
@@ -1498,7 +1511,7 @@ class PublicApi:
         endpoint = f"POST {GROUP_TIME_SERIES_PATH}"
         found = Findings(endpoint)
         window = date_from is not None or date_to is not None
-        frame, items, count, not_held = read_group_series(
+        frame, items, count, not_held, inside = read_group_series(
             response.json(),
             found,
             response.request,
@@ -1517,7 +1530,7 @@ class PublicApi:
             group=body,
             findings=found.records(),
             fields_not_held=not_held,
-            item_extras=item_extras(items, "group_time_series", "period"),
+            item_extras=item_extras(inside, "group_time_series", "period"),
         )
         found.report(
             strict=strict, partial=frame, expected=count, received=len(items), what="periods"

@@ -15,7 +15,8 @@ capital letters (the ISO 3166 alpha-3 country), then perhaps ``.N`` (N from 1, n
 zero), so ``BRK.B-USA.1`` is ticker ``BRK.B``, country ``USA``, N 1. The service decides
 whether such a SKU exists. :func:`format_v1` and :func:`format_v2` write only a SKU that
 :func:`parse_sku` reads back as the parts given: an exchange holding ``_``, a v1 SKU that
-reads as v2 and an ``n`` that is no whole number from 1 are refused, naming the part.
+reads as v2, an ``n`` that is no whole number from 1 and a country that reads back otherwise
+(``USA.1``) are refused, naming the part.
 """
 
 from __future__ import annotations
@@ -133,7 +134,8 @@ def format_v2(ticker: str, country: str, n: int | None = None) -> str:
     ``n`` is counted from 1, as :func:`parse_sku` reads it: 0 is refused, not left out
     (``ACME-USA`` is another company than the one a ``.0`` would name), and so is any ``n``
     that is no whole number from 1 (a :class:`~dealframe.errors.ValidationError` naming
-    ``n``).
+    ``n``). A ``country`` that would not read back as given (``"USA.1"``: ``ACME-USA.1`` is
+    country ``USA``, n 1) is refused, naming ``country``.
 
     Examples
     --------
@@ -145,6 +147,10 @@ def format_v2(ticker: str, country: str, n: int | None = None) -> str:
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid n: expected a whole number from 1 (the '.N' suffix of a v2 SKU), or None (no suffix), got 0
+    >>> format_v2("ACME", "USA.1")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid country: expected an ISO 3166 alpha-3 code, 3 capital letters ('ACME-USA.1' would read as ticker 'ACME', country 'USA', n 1: pass n apart), got 'USA.1'
     """
     for name, value in (("ticker", ticker), ("country", country)):
         if not isinstance(value, str):
@@ -156,7 +162,14 @@ def format_v2(ticker: str, country: str, n: int | None = None) -> str:
         raise ValidationError(
             "sku", "a ticker and an ISO-3 country code" + _why_not(sku, "v2"), got=sku
         )
-    # it reads back as these parts: the country is the last '-' and 3 capitals, then .N
+    back = parse_sku(sku, "v2")  # a country holding '.N' fits, and reads back otherwise
+    if (back.ticker, back.country, back.n) != (ticker, country, n):
+        raise ValidationError(
+            "country",
+            f"an ISO 3166 alpha-3 code, 3 capital letters ({sku!r} would read as ticker "
+            f"{back.ticker!r}, country {back.country!r}, n {back.n!r}: pass n apart)",
+            got=country,
+        )
     return sku
 
 

@@ -15,7 +15,9 @@ Rules it enforces:
   ``RateLimit-Reset`` / ``X-RateLimit-Reset`` states (:func:`~dealframe.errors.stated_wait`);
   otherwise exponential backoff with full jitter. A rate limit closes a gate shared by every
   worker (waited out, as is the client's own backoff), also when the request that met it is
-  not retried (its retries or the call's budget spent). One whose wait is longer than
+  not retried (its retries or the call's budget spent): for the wait it stated, else a first
+  retry's backoff. A call whose budget cannot outlast the closed gate fails at once, unsent,
+  rather than sleep its budget there. One whose wait is longer than
   ``retry_after_max`` is not waited for but honoured: until it has passed (a day at most) the
   client sends nothing to that family (each family has its own credential, so its own rate
   limit), each such request failing at once with a ``RateLimitedError`` that says how long
@@ -661,8 +663,9 @@ class Transport:
             timeout, a 5xx, a 429 whatever its ``Retry-After``) is raised at once, with no
             backoff and no straggler resend, for a request whose answer nobody waits for (a
             hint; a read whose failure only names the user's typo). Like any last attempt, a
-            429 then still closes its family's gate for the wait a retry would have made
-            (every later request of that family waits it out, nothing here sleeps), or, when
+            429 then still closes its family's gate for the wait it states, else a first
+            retry's backoff (every later request of that family waits it out, nothing here
+            sleeps; a DEBUG log line of ``dealframe.transport`` names the wait), or, when
             it asks for longer than ``retry_after_max``, holds every request of its family
             back (:meth:`_hold`).
 
@@ -977,7 +980,7 @@ class Transport:
                     if self._too_long(failure.retry_after):
                         self._hold(error, failure.retry_after, info.family)
                     else:  # given up, yet the wait stands: the family's next requests wait
-                        self.gate.block_for(delay, key=info.family)
+                        self._close_given_up(info, failure.retry_after)
                 raise error
             self.stats._add(retries=1)
             logger.debug(
@@ -1048,7 +1051,10 @@ class Transport:
         waiting, is not waited for: the request is not sent. Its answer comes from the HTTP
         cache when ``cached`` and it is there, else the error that says how long is left
         (:meth:`_held_back`; ``sent``: the times this request was sent before). Once no
-        more than ``retry_after_max`` of the hold is left, it is waited out at the gate."""
+        more than ``retry_after_max`` of the hold is left, it is waited out at the gate,
+        unless the call's ``deadline`` comes first: a wait the budget left cannot outlast is
+        not made, and the request not sent (its answer from the cache, as above, else the
+        :class:`~dealframe.errors.RateLimitedError` of :meth:`_gate_outlasts`)."""
         longest = self.settings.retry_after_max
         family = info.family
         while True:
@@ -1059,11 +1065,63 @@ class Transport:
                     return stored
                 self.stats._add(failures=1, held_back=1)
                 raise self._held_back(info, left, by, sent)
+            if deadline is not None:  # a wait the budget cannot outlast: not slept, said
+                closed = max(self.gate.remaining(family), left)
+                if (outlasted := self._gate_outlasts(info, closed, deadline, sent)) is not None:
+                    stored = self._lookup(info, url, kwargs, expire, call=False) if cached else None
+                    if stored is not None:
+                        return stored
+                    self.stats._add(failures=1)
+                    raise outlasted
             waited = self.gate.wait(deadline, key=family, longest=longest)
             if waited:
                 self.stats._add(gate_wait_seconds=waited)
             if self.gate.held(family)[0] <= longest:
                 return None
+
+    def _close_given_up(self, info: RequestInfo, asked: float | None) -> None:
+        """Close the gate of ``info``'s family after a rate limit given up on (its retries or
+        the call's budget spent), nothing slept here: for the wait the service stated
+        (``asked``, within ``retry_after_max``), else (none stated, or 0) for the backoff of
+        a first retry (up to ``backoff_base``). Not the backoff the last attempt would have
+        waited: grown by every retry (up to ``backoff_cap``), it is the client's own, and
+        stalled the next call for up to 30 s after a 429 that asked 1 s."""
+        s = self.settings
+        wait = asked if asked else _retry.backoff_delay(1, s.backoff_base, s.backoff_cap)
+        self.gate.block_for(wait, key=info.family)
+        logger.debug(  # a best-effort read's 429 too: the next call's wait is not unexplained
+            "%s %s: rate limit given up on; %s requests of this client wait %.3fs at the gate",
+            info.method,
+            info.path,
+            info.family,
+            wait,
+        )
+
+    def _gate_outlasts(
+        self, info: RequestInfo, closed: float, deadline: float, sent: int
+    ) -> RateLimitedError | None:
+        """The error of a request that the gate of its family holds ``closed`` seconds more
+        than the call's ``deadline`` leaves (the request is not sent), None when the wait fits.
+        Waiting would only sleep the rest of the budget on the caller's thread, then fail;
+        the error says at once how long is left (``.retry_after``), as a retry that would
+        end past the deadline does."""
+        left = deadline - time.monotonic()
+        if closed <= max(left, 0.0):
+            return None
+        budget = self.settings.call_budget
+        named = f"call_budget ({budget:g} s)" if budget is not None else "the call's time budget"
+        error = RateLimitedError(
+            429,
+            "RATE_LIMITED",
+            f"not sent: a rate limit closes this client's {info.family} requests for "
+            f"{closed:.1f} s more, longer than the {max(left, 0.0):.1f} s left of {named}",
+            request=info,
+            attempts=sent,
+            note=f"call again after {clock_text(utc_in(closed))}"
+            + (", or raise call_budget" if budget is not None else ""),
+        )
+        error.retry_after = math.ceil(closed * 10) / 10  # what is left of the wait
+        return error
 
     def _too_long(self, asked: float | None) -> bool:
         """Whether the service asked for a longer wait than this client makes."""
