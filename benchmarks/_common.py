@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,6 +44,7 @@ __all__ = [
     "load_synth",
     "machine_info",
     "rss_peak_in_subprocess",
+    "sample_notes",
     "speedup",
     "time_ratio",
     "tracemalloc_peak",
@@ -266,6 +268,7 @@ def interleaved(
     warmup: int = 0,
     keep: Callable[[Any], Any] | None = None,
     keep_base: Callable[[Any], Any] | None = None,
+    samples: dict[str, list[tuple[float, float]]] | None = None,
 ) -> tuple[float, Any, float, Any]:
     """Best times of ``ours()`` and ``base()`` sampled alternately (ABAB...), so drift in
     the machine's load hits both sides alike.
@@ -273,6 +276,10 @@ def interleaved(
     Before each sample the garbage is collected and the other side's result is already
     gone: only ``keep(result)`` (default: the result itself) of the last sample of each side
     is kept, so one side's live objects never slow the other's garbage collector.
+
+    ``samples``, when given, receives every timed sample of each side (``"ours"``,
+    ``"base"``: lists of ``(wall, cpu)`` seconds, ``cpu`` being the CPU time of every thread
+    of the process): see :func:`sample_notes`.
 
     Returns ``(t_ours, kept_ours, t_base, kept_base)``.
     """
@@ -284,14 +291,43 @@ def interleaved(
     for i in range(warmup + max(1, repeat)):
         for name, fn, reduce in sides:
             gc.collect()
+            c0 = time.process_time()
             t0 = time.perf_counter()
             result = fn()
             elapsed = time.perf_counter() - t0
+            cpu = time.process_time() - c0
             if i >= warmup:
                 best[name] = min(best[name], elapsed)
+                if samples is not None:
+                    samples.setdefault(name, []).append((elapsed, cpu))
             kept[name] = reduce(result)
             del result
     return best["ours"], kept["ours"], best["base"], kept["base"]
+
+
+def sample_notes(
+    samples: dict[str, list[tuple[float, float]]], *, speedup: bool = False
+) -> dict[str, Any]:
+    """What the samples of :func:`interleaved` say beside the best times, to tell a figure
+    that moved because the machine was busy from one that moved because the code did.
+
+    ``ours_cpu_s`` and ``baseline_cpu_s``: the CPU time (every thread) of each side's best
+    sample; above its wall time, that sample ran on more than one CPU. ``paired_median``: the
+    median over the rounds of ours ÷ baseline wall time (baseline ÷ ours for a ``speedup``),
+    the two samples of a round running within a second, under about the same load.
+    ``load_avg_1m``: the machine's load then.
+    """
+    ours, base = samples.get("ours", []), samples.get("base", [])
+    if not ours or not base:
+        return {}
+    return {
+        "ours_cpu_s": min(ours)[1],
+        "baseline_cpu_s": min(base)[1],
+        "paired_median": statistics.median(
+            b[0] / o[0] if speedup else o[0] / b[0] for o, b in zip(ours, base)
+        ),
+        "load_avg_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+    }
 
 
 def tracemalloc_peak(fn: Callable[[], Any]) -> tuple[float, Any]:
