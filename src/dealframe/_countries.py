@@ -20,7 +20,7 @@ import re
 
 import pycountry
 
-__all__ = ["NOT_ISO", "USER_ASSIGNED", "is_country", "why_not"]
+__all__ = ["NOT_ISO", "USER_ASSIGNED", "WITHDRAWN", "is_country", "why_not"]
 
 #: Codes of the user-assigned ranges of ISO 3166-1 taken as countries, with their names.
 USER_ASSIGNED: dict[str, str] = {"XKX": "Kosovo"}
@@ -30,10 +30,10 @@ USER_ASSIGNED: dict[str, str] = {"XKX": "Kosovo"}
 #: ``DEN``, ``POR`` ...; source: the IOC's list of National Olympic Committee codes and
 #: FIFA's list of member associations), FIFA's home nations of the United Kingdom, the
 #: alpha-2 codes ISO reserves for other uses (``UK``, ``EL``: the European Union's codes
-#: for the United Kingdom and Greece), ``UKK`` and Romania's code before 2002 (``ROM``). A
-#: code that is an assigned ISO code of another country (the IOC's ``BRN`` for Bahrain is
-#: ISO's Brunei) cannot be told from it and is not listed; nor are ``ANT`` and ``BUR`` (the
-#: IOC's Antigua and Burkina Faso, ISO's former Netherlands Antilles and Burma).
+#: for the United Kingdom and Greece), Kosovo's user-assigned alpha-2 code (``XK``), ``UKK``
+#: and Romania's code before 2002 (``ROM``). A code that is an assigned ISO code of another
+#: country (the IOC's ``BRN`` for Bahrain is ISO's Brunei) cannot be told from it and is not
+#: listed; a code ISO withdrew that the IOC uses for another country is in :data:`WITHDRAWN`.
 NOT_ISO: dict[str, str] = {
     # the IOC's and FIFA's codes
     "ALG": "DZA", "ANG": "AGO", "ARU": "ABW", "ASA": "ASM", "BAH": "BHS", "BAN": "BGD",
@@ -50,14 +50,30 @@ NOT_ISO: dict[str, str] = {
     "SKN": "KNA", "SLO": "SVN", "SOL": "SLB", "SRI": "LKA", "SUD": "SDN", "SUI": "CHE",
     "TAN": "TZA", "TGA": "TON", "TOG": "TGO", "TPE": "TWN", "UAE": "ARE", "URU": "URY",
     "VAN": "VUT", "VIE": "VNM", "VIN": "VCT", "ZAM": "ZMB", "ZIM": "ZWE",
+    # FIFA's own codes where they differ from both ISO's and the IOC's; Singapore's IOC
+    # code until 2016 (FIFA's still)
+    "CTA": "CAF", "EQG": "GNQ", "KVX": "XKX", "NMI": "MNP", "SIN": "SGP", "TAH": "PYF",
+    "TRI": "TTO",
     # the United Kingdom: FIFA's home nations and other spellings
     "ENG": "GBR", "SCO": "GBR", "WAL": "GBR", "NIR": "GBR", "UKK": "GBR", "UK": "GBR",
-    # Greece as the European Union writes it; Romania's code until 2002
-    "EL": "GRC", "ROM": "ROU",
+    # Greece as the European Union writes it; Kosovo's user-assigned alpha-2 code (as XKX
+    # is its alpha-3 one); Romania's code until 2002
+    "EL": "GRC", "XK": "XKX", "ROM": "ROU",
 }  # fmt: skip
+
+#: Codes ISO 3166-1 withdrew that the IOC uses for another country, with that country's
+#: code and who uses it: ``ANT`` was the Netherlands Antilles until 2010 and is the IOC's
+#: Antigua and Barbuda (FIFA's ``ATG``); ``BUR`` was Burma until 1989 (now ``MMR``) and is
+#: the IOC's Burkina Faso (FIFA's ``BFA``).
+WITHDRAWN: dict[str, tuple[str, str]] = {
+    "ANT": ("ATG", "the IOC's code for"),
+    "BUR": ("BFA", "the IOC's code for"),
+}
 
 #: Three capital letters: the shape of an alpha-3 code.
 _CODE = re.compile(r"[A-Z]{3}")
+#: Two capital letters: the shape of an alpha-2 code.
+_ALPHA_2 = re.compile(r"[A-Z]{2}")
 #: The user-assigned ranges of ISO 3166-1 alpha-3.
 _USER_RANGES = re.compile(r"AA[A-Z]|Q[M-Z][A-Z]|X[A-Z]{2}|ZZ[A-Z]")
 
@@ -86,9 +102,11 @@ def why_not(value: str) -> str:
     :class:`~dealframe.errors.ValidationError` hint (parenthesised, with a leading space).
 
     The code meant, from the first that tells: ``value`` in upper case when that is a code
-    (``gbr``); :data:`NOT_ISO` (``GER``, ``UK``); an alpha-2 code (``DE``); a country's
-    name or official name (``Germany``, case ignored). Else what the code is: one of a
-    user-assigned range, one ISO withdrew (``ANT``, Netherlands Antilles), or unassigned.
+    (``gbr``); :data:`NOT_ISO` (``GER``, ``UK``, ``XK``); an alpha-2 code, said as one (``DE``;
+    ``NA``, Namibia's, which a reader of "not available" may not expect); a country's name
+    or official name (``Germany``, case ignored). Else what the code is: one of a
+    user-assigned range, one ISO withdrew (``ANT``, Netherlands Antilles; with the country
+    the IOC uses it for, :data:`WITHDRAWN`), or unassigned.
 
     Examples
     --------
@@ -97,11 +115,15 @@ def why_not(value: str) -> str:
     >>> why_not("GER")
     " (did you mean 'DEU', Germany? 'GER' is no ISO 3166 code)"
     >>> why_not("de")
+    " (did you mean 'DEU', Germany? 'DE' is its ISO 3166 alpha-2 code)"
+    >>> why_not("NA")
+    " (did you mean 'NAM', Namibia? 'NA' is its ISO 3166 alpha-2 code)"
+    >>> why_not("Germany")
     " (did you mean 'DEU', Germany?)"
     >>> why_not("ZZZ")
     " ('ZZZ' is user-assigned in ISO 3166, no country: only 'XKX', Kosovo, is taken)"
     >>> why_not("ANT")
-    " ('ANT' was withdrawn from ISO 3166: Netherlands Antilles)"
+    " ('ANT' was withdrawn from ISO 3166: Netherlands Antilles; it is the IOC's code for Antigua and Barbuda, 'ATG')"
     >>> why_not("ABD")
     " ('ABD' is not an assigned ISO 3166 code)"
     """
@@ -110,10 +132,15 @@ def why_not(value: str) -> str:
     assigned = _assigned()
     if code in assigned:
         return f" (did you mean {code!r}?)"
-    meant = NOT_ISO.get(code) or _by_name(text)
+    meant, note = NOT_ISO.get(code), ""
     if meant is not None:
-        alike = f" {code!r} is no ISO 3166 code" if _CODE.fullmatch(code) else ""
-        return f" (did you mean {meant!r}, {assigned[meant]}?{alike})"
+        note = f" {code!r} is no ISO 3166 code" if _CODE.fullmatch(code) else ""
+    elif _ALPHA_2.fullmatch(code) and (country := pycountry.countries.get(alpha_2=code)):
+        meant, note = country.alpha_3, f" {code!r} is its ISO 3166 alpha-2 code"
+    else:
+        meant = _by_name(text)
+    if meant is not None:
+        return f" (did you mean {meant!r}, {assigned[meant]}?{note})"
     if not _CODE.fullmatch(code):
         return ""
     if _USER_RANGES.fullmatch(code):
@@ -121,7 +148,11 @@ def why_not(value: str) -> str:
         return f" ({code!r} is user-assigned in ISO 3166, no country: only {taken} is taken)"
     former = pycountry.historic_countries.get(alpha_3=code)
     if former is not None:
-        return f" ({code!r} was withdrawn from ISO 3166: {former.name})"
+        also = ""
+        if code in WITHDRAWN:
+            other, who = WITHDRAWN[code]
+            also = f"; it is {who} {assigned[other]}, {other!r}"
+        return f" ({code!r} was withdrawn from ISO 3166: {former.name}{also})"
     return f" ({code!r} is not an assigned ISO 3166 code)"
 
 

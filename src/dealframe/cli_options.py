@@ -32,10 +32,9 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
-from dealframe._countries import is_country, why_not
 from dealframe._vocab import REGIONS
-from dealframe.arguments import INT64_MAX
-from dealframe.errors import did_you_mean
+from dealframe.arguments import INT64_MAX, iso3
+from dealframe.errors import ValidationError, did_you_mean
 from dealframe.public.sku import sku_version
 from dealframe.sandbox.arguments import MAX_SCALE, scale_expected
 from dealframe.sandbox.faults import FAULT_KINDS
@@ -152,24 +151,28 @@ def region(value: str) -> str:
 
 
 def country(value: str) -> str:
-    """An ISO 3166-1 alpha-3 country code (upper-cased), one the client's country filters
-    take (:func:`~dealframe._countries.is_country`: ``GER`` is refused, ``DEU`` meant).
+    """A country code as the client's country filters take it (:func:`~dealframe.arguments.iso3`:
+    an assigned ISO 3166-1 alpha-3 code in upper case, or ``XKX``), spaces around set aside
+    as ``dealframe pull``'s list options set them aside. ``gbr`` and ``GER`` are refused as
+    ``pull`` and the Python API refuse them, in their words, with the code meant.
 
     Examples
     --------
-    >>> country(" deu ")
+    >>> country(" DEU ")
     'DEU'
+    >>> country("gbr")
+    Traceback (most recent call last):
+    ...
+    dealframe.cli_options.ApiWorded: expected an upper-case ISO 3166 alpha-3 code such as 'USA' (did you mean 'GBR'?), got 'gbr'
     >>> country("GER")
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: 'GER' is not an ISO-3 country code (e.g. USA) (did you mean 'DEU', Germany? 'GER' is no ISO 3166 code)
+    dealframe.cli_options.ApiWorded: expected an upper-case ISO 3166 alpha-3 code such as 'USA' (did you mean 'DEU', Germany? 'GER' is no ISO 3166 code), got 'GER'
     """
-    code = value.strip().upper()
-    if not is_country(code):
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not an ISO-3 country code (e.g. USA){why_not(code)}"
-        )
-    return code
+    try:
+        return iso3(value.strip(), "--country")
+    except ValidationError as error:
+        raise _as_api(error.expected, value.strip()) from None
 
 
 def day(value: str) -> str:

@@ -54,6 +54,7 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
+from dealframe._countries import is_country
 from dealframe._vocab import REGIONS
 from dealframe.arguments import call_secrets
 from dealframe.errors import (
@@ -1409,9 +1410,6 @@ ORDERED_FIELDS: Mapping[str, tuple[tuple[str, str], ...]] = {
     "company_investors": (("first_round_date", "last_round_date"),),
     "co_investors": (("first_shared_date", "last_shared_date"),),
 }
-#: An ISO 3166 alpha-3 code as written: three capital ASCII letters (which of them name a
-#: country is not checked: the client holds no list of codes).
-_ISO3 = re.compile(r"[A-Z]{3}")
 
 
 def document_values(
@@ -1424,8 +1422,9 @@ def document_values(
 
     - A value outside a closed vocabulary (:data:`VOCABULARY_FIELDS`: ``region``,
       ``target_region``): ``unknown_value`` (:func:`outside_vocabulary`).
-    - A country that is no ISO 3166 alpha-3 code as written, three capital letters
-      (:data:`ISO3_FIELDS`: ``"US"``, ``"usa"``): ``unknown_value``.
+    - A country that is no assigned ISO 3166 alpha-3 code (:data:`ISO3_FIELDS`: ``"US"``,
+      ``"usa"``, ``"GER"``; :func:`~dealframe._countries.is_country`), a value no country
+      filter takes: ``unknown_value``.
     - A first date after the last of the same row (:data:`ORDERED_FIELDS`:
       ``first_invested`` after ``last_invested``): ``inverted_dates``, naming the rows.
 
@@ -1433,10 +1432,12 @@ def document_values(
     --------
     >>> found = Findings("POST /api/private/v1/companies")
     >>> rows = pd.DataFrame({"id": ["a", "b"], "region": ["Caribbean", "Oceania"],
-    ...                      "country": ["US", "AUS"]})
+    ...                      "country": ["GER", "AUS"]})
     >>> document_values(rows, "companies", found)
     >>> [f.message.split(":")[0] for f in found]
-    ['region outside Africa, Central Asia, East Asia, Eastern Europe, Latin America, Middle East, North America, Northern Europe, Oceania, South Asia, South-East Asia, Southern Europe, Western Europe in 1 of 2 rows', 'country not an ISO 3166 alpha-3 code (three capital letters) in 1 of 2 rows']
+    ['region outside Africa, Central Asia, East Asia, Eastern Europe, Latin America, Middle East, North America, Northern Europe, Oceania, South Asia, South-East Asia, Southern Europe, Western Europe in 1 of 2 rows', 'country in 1 of 2 rows']
+    >>> print(list(found)[1].message)
+    country in 1 of 2 rows: 'GER' (1): no assigned ISO 3166 code: a country filter cannot select these rows (rows kept, the values as they came)
     """
     for name, vocabulary in VOCABULARY_FIELDS.get(answer, {}).items():
         outside_vocabulary(frame, name, vocabulary, found, where=where)
@@ -1447,13 +1448,16 @@ def document_values(
 
 
 def _not_iso3(frame: pd.DataFrame, name: str, found: Findings, where: str | None) -> None:
-    """An ``unknown_value`` finding for the values of column ``name`` that are no ISO-3 code."""
+    """An ``unknown_value`` finding for the values of column ``name`` that the country
+    filters do not take (:func:`~dealframe._countries.is_country`: an assigned ISO 3166-1
+    alpha-3 code, or ``XKX``): ``US``, ``usa``, ``GER``, ``ANT``. A filter naming such a
+    code is refused, and one naming the code meant (``DEU``) does not select these rows."""
     if name not in frame.columns:
         return
     values = frame[name].astype(object)
     present = values[values.notna()]
     unique = pd.unique(present.to_numpy(dtype=object))  # each value checked once, not each row
-    wrong = [v for v in unique if not (isinstance(v, str) and _ISO3.fullmatch(v))]
+    wrong = [v for v in unique if not (isinstance(v, str) and is_country(v))]
     odd = present[present.isin(wrong)] if wrong else present.iloc[:0]
     if not len(odd):
         return
@@ -1462,9 +1466,8 @@ def _not_iso3(frame: pd.DataFrame, name: str, found: Findings, where: str | None
     more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
     found.add(
         "unknown_value",
-        f"{name} not an ISO 3166 alpha-3 code (three capital letters) in {len(odd):,} of "
-        f"{len(frame):,} rows: {shown}{more} (rows kept, the values as they came: a filter "
-        "of ISO-3 codes does not match them)",
+        f"{name} in {len(odd):,} of {len(frame):,} rows: {shown}{more}: no assigned ISO 3166 "
+        "code: a country filter cannot select these rows (rows kept, the values as they came)",
         where=where,
     )
 

@@ -10,7 +10,8 @@ listings and one :class:`~dealframe.notices.ServiceContractWarning` per call say
 
 - :func:`skus_for_companies`: company ids → their profiles' listings → the Family A
   companies with that listing (searched in the companies' countries first, then
-  everywhere) → ``sku_v1`` and ``sku_v2``;
+  everywhere; everywhere at once when a profile's country is no code a country filter
+  takes, such as ``GER``) → ``sku_v1`` and ``sku_v2``;
 - :func:`companies_for_skus`: SKUs (either version) → their Family A names, tickers and
   exchanges → Family B ids by name resolution (``resolve_companies``) → the candidates
   whose profile lists the same ticker on the same exchange.
@@ -45,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from dealframe._countries import is_country
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import build_frame
@@ -359,7 +361,14 @@ def _listings(search: pd.DataFrame) -> dict[tuple[str, str], list[dict[str, Any]
 
 
 class _Universe:
-    """Family A companies of both versions by listing, searched by country, then everywhere."""
+    """Family A companies of both versions by listing, searched by country, then everywhere.
+
+    The countries come from the service (the profiles' ``country``, the SKUs'
+    ``countryCodeIso3``), never from the caller: a value the country filters would refuse
+    (``GER``, ``ANT``, ``KOS``: no assigned ISO 3166 code, see
+    :func:`~dealframe._countries.is_country`) is not passed as one, and as the companies of
+    that country could then be missed, everything is searched instead.
+    """
 
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -369,9 +378,13 @@ class _Universe:
         self._countries: set[str] = set()
         self._everything = False
 
-    def load(self, countries: Iterable[str]) -> None:
-        wanted = sorted({c for c in countries if isinstance(c, str) and c} - self._countries)
-        if not wanted or self._everything:
+    def load(self, countries: Iterable[Any]) -> None:
+        given = {c for c in countries if isinstance(c, str) and c} - self._countries
+        if self._everything or not given:
+            return
+        wanted = sorted(c for c in given if is_country(c))
+        if len(wanted) < len(given):  # a country no filter takes: its companies are anywhere
+            self.load_everything()
             return
         self._countries.update(wanted)
         self._add(

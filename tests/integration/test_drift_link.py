@@ -423,3 +423,55 @@ def test_a_vertical_only_private_companies_carry_is_compared_not_refused(via, pr
     typo = outcome(lambda: dealframe.compare_multiples(via, vertical="Fintek", link=False))
     assert isinstance(typo.error, dealframe.errors.ValidationError), typo.error
     assert "invalid vertical[0]" in str(typo.error) and "'Fintech'?" in str(typo.error)
+
+
+# ------------------------------------------------------ countries the country filters refuse
+
+
+def searched(proxy: Any) -> list[Any]:
+    """The ``countries`` of every Family A search from now on (None: everywhere), as sent."""
+    asked: list[Any] = []
+
+    def record(ex: Any) -> None:
+        asked.append(ex.body.get("countries") if isinstance(ex.body, dict) else None)
+
+    proxy.add(SEARCH, Action("record", on_request=record), method="POST")
+    return asked
+
+
+@pytest.mark.parametrize("code", ["ANT", "KOS"])
+def test_a_profile_country_no_filter_takes_searches_everywhere(via, direct, proxy, cohort, code):
+    """Profiles whose ``country`` is ``ANT`` (Netherlands Antilles, withdrawn from ISO 3166;
+    the IOC's Antigua) or ``KOS`` (the IOC's Kosovo) on the first company: the link used to
+    pass the service's countries to the search as a filter, which refuses them, and failed
+    with a ValidationError about ``countries[0]``, an argument the caller never gave. Such a
+    country is never sent: everything is searched and the links are the direct client's;
+    the profiles' finding names the country."""
+    ids = cohort["company_id"].tolist()
+    want = dealframe.skus_for_companies(direct, ids)
+    proxy.add(PROFILE, on_items("country", lambda i: i.update(country=code)), times=1)
+    asked = searched(proxy)
+    got = outcome(lambda: dealframe.skus_for_companies(via, ids))
+    assert got.error is None, got.error
+    matched_as_direct(got.value, want)
+    assert got.value["country"].tolist().count(code) == 1
+    assert asked == [None, None], asked  # v1 and v2, everywhere; never a country filter
+    (message,) = got.warned(ServiceContractWarning)
+    assert f"'{code}' (1): no assigned ISO 3166 code" in message, message
+
+
+@pytest.mark.parametrize("code", ["ANT", "KOS"])
+def test_a_current_country_no_filter_takes_searches_everywhere(via, direct, proxy, cohort, code):
+    """Current data whose ``countryCodeIso3`` is ``ANT`` or ``KOS``: the SKUs link as they
+    do directly (both versions' SKUs found, everything searched), no ValidationError."""
+    skus = cohort["sku_v2"].tolist()
+    want = dealframe.companies_for_skus(direct, skus)
+    proxy.add(CURRENT, on_items("countryCodeIso3", lambda i: i.update(countryCodeIso3=code)))
+    asked = searched(proxy)
+    got = outcome(lambda: dealframe.companies_for_skus(via, skus))
+    assert got.error is None, got.error
+    matched_as_direct(got.value, want)
+    assert (got.value["public_country"] == code).all()
+    assert asked == [None, None], asked
+    (message,) = got.warned(ServiceContractWarning)
+    assert f"'{code}' ({len(skus)}): no assigned ISO 3166 code" in message, message

@@ -99,3 +99,26 @@ def test_an_id_with_spaces_around_it_is_refused_saying_so(client, ids, call):
     with pytest.raises(ValidationError) as other:
         call(client.private, "not-a-uuid ")  # no UUID even stripped: no such hint
     assert "strip" not in str(other.value)
+
+
+@pytest.mark.parametrize(
+    ("call", "argument", "got"),
+    [
+        (lambda p: p.company(12345), "ids", "12345"),
+        (lambda p: p.company([b"5f38873f-6e1c-4d6f-ad87-e6977cda30ba"]), "ids[0]", "b'5f38"),
+        (lambda p: p.fundings([None]), "ids[0]", None),
+        (lambda p: p.deals(target_id=[7]), "target_id[0]", "7"),
+        (lambda p: p.deals(id=[uuid.uuid4(), None]), "id[1]", None),
+    ],
+    ids=["company-int", "company-bytes", "fundings-null", "deals-target_id-int", "deals-id-null"],
+)
+def test_an_id_of_another_kind_names_both_kinds_taken(client, call, argument, got):
+    """A value that is neither text nor ``uuid.UUID``: the error names both kinds (it said
+    "expected a UUID string", though a ``uuid.UUID`` is taken too)."""
+    with pytest.raises(ValidationError) as caught:
+        call(client.private)
+    said = str(caught.value)
+    assert "expected a UUID (text or uuid.UUID)" in said and "UUID string" not in said, said
+    assert caught.value.argument == argument, said
+    if got is not None:
+        assert f"got {got}" in said, said

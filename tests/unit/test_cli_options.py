@@ -49,7 +49,16 @@ def test_version(capsys):
             ["mirror", "snapshot-public", "m", "--sandbox", "--region", "westen europe"],
             "did you mean 'Western Europe'?",
         ),
-        (["mirror", "snapshot-public", "m", "--sandbox", "--country", "US"], "not an ISO-3"),
+        (
+            ["mirror", "snapshot-public", "m", "--sandbox", "--country", "US"],
+            "invalid --country: expected an upper-case ISO 3166 alpha-3 code such as 'USA' "
+            "(did you mean 'USA', United States? 'US' is its ISO 3166 alpha-2 code), got 'US'",
+        ),
+        (
+            ["mirror", "snapshot-public", "m", "--sandbox", "--country", "gbr"],
+            "invalid --country: expected an upper-case ISO 3166 alpha-3 code such as 'USA' "
+            "(did you mean 'GBR'?), got 'gbr'",
+        ),
         (["mirror", "snapshot-public", "m", "--sandbox", "--sku", "acme usa"], "not a SKU"),
         (
             [

@@ -505,8 +505,8 @@ class FilterSchema:
                     got=items,
                 )
             for i, item in enumerate(items):
-                if t == "array_uuid" and isinstance(item, uuid.UUID):
-                    continue  # an id as uuid.UUID: check_ids writes it as text
+                if t == "array_uuid":
+                    continue  # ids: check_ids below (text or uuid.UUID, nulls, blanks)
                 if not isinstance(item, str):
                     raise ValidationError(f"{arg}[{i}]", "a string", got=item)
                 if not item.strip():

@@ -15,6 +15,8 @@ __all__ = ["check_ids", "is_one_id"]
 
 #: What an id is expected to be, as the errors word it.
 _EXPECTED = "a UUID such as 5f38873f-6e1c-4d6f-ad87-e6977cda30ba"
+#: The kinds of value an id may be, as the errors of a value of another kind word it.
+_KINDS = "a UUID (text or uuid.UUID)"
 
 
 def is_one_id(ids: Any) -> bool:
@@ -34,13 +36,14 @@ def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[s
 
     An id is a string Python's ``uuid.UUID`` reads (upper case, braces, 32 hex digits,
     ``urn:uuid:``) or a ``uuid.UUID`` object. An id with spaces or a line break around it is
-    refused, saying so, as a name or a SKU with them is: it is not stripped silently.
+    refused, the error asking ``(strip the spaces?)``, as a SKU with them is: it is not
+    stripped silently (a name is sent as given: spaces may be part of it).
     ``empty``: an empty list is a list of no ids (the ids of an empty frame), not an error.
 
     Raises
     ------
     ValidationError
-        Not a UUID (string or ``uuid.UUID``) or a list of them, empty (unless ``empty``),
+        Not a UUID (text or ``uuid.UUID``) or a list of them, empty (unless ``empty``),
         or a malformed UUID (named by position).
 
     Examples
@@ -53,11 +56,15 @@ def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[s
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid ids[0]: expected a UUID such as 5f38873f-6e1c-4d6f-ad87-e6977cda30ba (strip the spaces?), got ' 5f38873f-6e1c-4d6f-ad87-e6977cda30ba\\n'
+    >>> check_ids([5])
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid ids[0]: expected a UUID (text or uuid.UUID), got 5
     """
     if is_one_id(ids):
         items: list[Any] = [ids]
     elif isinstance(ids, Mapping) or not isinstance(ids, Iterable):
-        raise ValidationError(argument, "a UUID string or a list of them", got=ids)
+        raise ValidationError(argument, f"{_KINDS} or a list of them", got=ids)
     else:
         items = list(ids)
     if not items and not empty:
@@ -73,9 +80,9 @@ def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[s
                 not is_one_id(ids) and is_scalar(item) and bool(pd.isna(item))
             ):  # a frame's column with nulls
                 raise ValidationError(
-                    where, "a UUID string, not a null (drop the nulls first: ids.dropna())"
+                    where, f"{_KINDS}, not a null (drop the nulls first: ids.dropna())"
                 )
-            raise ValidationError(where, "a UUID string", got=item)
+            raise ValidationError(where, _KINDS, got=item)
         try:
             out.setdefault(str(uuid.UUID(item)), None)
         except ValueError:
