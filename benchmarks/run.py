@@ -16,9 +16,11 @@ Adding a module of figures is one line in :data:`MODULES`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import json
+import os
 import sys
 import time
 import traceback
@@ -28,6 +30,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import BENCHMARKS, Benchmark, Context, Figure, machine_info
+
+from dealframe.arguments import expanded_path
+from dealframe.clitools import check_folder
+from dealframe.errors import ValidationError
 
 #: Benchmark modules (``benchmarks/bench_<name>.py``), run in this order.
 MODULES: tuple[str, ...] = (
@@ -104,6 +110,37 @@ def print_table(figures: dict[str, dict[str, Any]], file: Any = sys.stdout) -> N
         print("  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5][:90], file=file)
 
 
+def _check_json_target(given: str) -> None:
+    """Refuse a ``--json`` path the figures could not be written to, before the run: an
+    existing file (or pipe, ``/dev/fd/N``) must be writable; a new file's nearest existing
+    folder must be one a file can be made in (its missing folders are made at the end).
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        Naming ``--json`` and why.
+    """
+    target = expanded_path(given, "--json")
+    expected = "a file path that can be written"
+    if target.is_dir():
+        raise ValidationError("--json", f"{expected} ({target} is a folder)", got=given)
+    if target.exists():
+        if not os.access(target, os.W_OK):
+            raise ValidationError("--json", f"{expected} ({target} cannot be written)", got=given)
+        return
+    if not target.parent.exists():  # made at the end: proven makeable now
+        check_folder(target.parent, "--json")
+        return
+    try:  # the file itself, made now (as root, /proc says yes to the bits and no to this)
+        with open(target, "x"):
+            pass
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ValidationError("--json", f"{expected} ({why})", got=given) from None
+    with contextlib.suppress(OSError):  # an append-only folder keeps it: written at the end
+        target.unlink()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     size = parser.add_mutually_exclusive_group()
@@ -139,14 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     if args.json:  # a path the figures cannot be written to is said before anything runs
-        from dealframe.clitools import check_folder
-        from dealframe.errors import ValidationError
-
-        target = Path(args.json).expanduser()
         try:
-            if target.is_dir():
-                raise ValidationError("--json", "a file path", got=f"{target} (a folder)")
-            check_folder(target.parent, "--json")
+            _check_json_target(args.json)
         except ValidationError as exc:
             parser.error(str(exc))
 
@@ -166,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     print_table(figures)
     print(f"\n{mode} run, {machine['total_s']} s, {machine['cpus']} CPUs ({machine['cpu']})")
     if args.json:
-        path = Path(args.json).expanduser()
+        path = expanded_path(args.json, "--json")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"figures": figures, "machine": machine}, indent=2) + "\n")
     return 0

@@ -224,11 +224,13 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
     expected = "a folder that exists or can be created, and can be written"
     if not folder.is_dir():
         raise ValidationError(option, f"{expected} ({folder} is a file)", got=str(path))
+    locked = _locked(folder)  # before the bits, which say no to an immutable folder too
+    if locked and (not missing or locked.startswith("immutable")):
+        # known before a probe is made that the folder would keep (a new folder can be made
+        # in an append-only one, and written as usual)
+        raise ValidationError(option, f"{expected} ({folder} is {locked})", got=str(path))
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValidationError(option, f"{expected} ({folder} cannot be written)", got=str(path))
-    locked = _locked(folder) if not missing else None
-    if locked:  # known before a probe is made that the folder would keep
-        raise ValidationError(option, f"{expected} ({folder} is {locked})", got=str(path))
     try:  # the bits are not the proof: as root, os.access says yes to /proc
         _probe_write(folder, renamed=not missing)
     except OSError as exc:

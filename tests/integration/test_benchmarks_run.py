@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -143,15 +144,23 @@ def test_only_refuses_each_name_that_matches_nothing(
     assert "] bench_" not in captured.err  # and no benchmark started
 
 
-@pytest.mark.parametrize("where", ["under a file", "a folder"])
+@pytest.mark.parametrize("where", ["under a file", "a folder", "in /proc", "~nosuchuser"])
 def test_a_json_path_that_cannot_be_written_is_refused_first(
     harness: Any, tmp_path: Path, where: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``--json`` under a file, or naming a folder, was found out only once every benchmark
-    had run (minutes of a quick run), by a traceback that lost the figures: it is refused
-    while the arguments are read, before any benchmark starts."""
+    """``--json`` under a file, naming a folder, in a folder no file can be made in (even by
+    root) or under a user who does not exist was found out only once every benchmark had
+    run (minutes of a quick run), by a traceback that lost the figures: it is refused while
+    the arguments are read, before any benchmark starts."""
+    if where == "in /proc" and not Path("/proc/self").is_dir():
+        pytest.skip("no /proc here")
     (tmp_path / "afile").write_text("")
-    path = tmp_path / "afile" / "x.json" if where == "under a file" else tmp_path
+    path = {
+        "under a file": tmp_path / "afile" / "x.json",
+        "a folder": tmp_path,
+        "in /proc": Path("/proc/dealframe-figures.json"),
+        "~nosuchuser": "~dealframe-no-such-user/x.json",
+    }[where]
     with pytest.raises(SystemExit) as exited:
         harness.main(["--smoke", "--only", "group_rollup_speedup", "--json", str(path)])
     captured = capsys.readouterr()
@@ -159,3 +168,16 @@ def test_a_json_path_that_cannot_be_written_is_refused_first(
     assert "invalid --json" in captured.err, captured.err[-2000:]
     assert "] bench_" not in captured.err  # no benchmark started
     assert not (tmp_path / "afile").is_dir()
+
+
+def test_a_json_path_may_be_a_pipe_or_a_new_folder(harness: Any, tmp_path: Path) -> None:
+    """What the check must not refuse: a new file in folders made at the end, and an existing
+    writable file that is no regular file (``--json /dev/fd/N``, a shell's ``>(...)``)."""
+    harness._check_json_target(str(tmp_path / "new" / "deeper" / "x.json"))
+    assert not (tmp_path / "new").exists()  # made only when the figures are written
+    read, write = os.pipe()
+    try:
+        harness._check_json_target(f"/dev/fd/{write}")
+    finally:
+        os.close(read)
+        os.close(write)

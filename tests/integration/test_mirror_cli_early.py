@@ -62,3 +62,39 @@ def test_a_reader_leaving_early_ends_the_command_quietly(path, action):
     assert run.wait(timeout=60) == 0, err
     assert "Traceback" not in err and "BrokenPipeError" not in err
     assert err == ""
+
+
+@pytest.mark.parametrize("flag", ["+a", "+i"])
+def test_an_existing_path_made_append_only_or_immutable_is_refused_first(
+    tmp_path, capsys, monkeypatch, flag
+):
+    """``mirror sync PATH`` into an existing folder made append-only (or immutable): only a
+    PATH that did not exist was checked, so the sync pulled, then failed replacing its state
+    file with a raw ``PermissionError`` traceback (exit 1), leaving its temporary files. Now
+    it is refused first from the folder's flags, exit status 2, naming the flag, no sandbox
+    started."""
+    import os
+    import shutil
+
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("chattr") is None:
+        pytest.skip("needs root and chattr")
+
+    def no_sandbox(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a sandbox was started")
+
+    monkeypatch.setattr(dealframe.sandbox, "embedded", no_sandbox)
+    target = tmp_path / "locked"
+    target.mkdir()
+    if subprocess.run(["chattr", flag, str(target)], capture_output=True).returncode:
+        pytest.skip("a file system without chattr flags")
+    try:
+        code = main(["mirror", "sync", str(target), "--sandbox"])
+        left = list(target.iterdir())
+    finally:
+        subprocess.run(["chattr", flag.replace("+", "-"), str(target)], check=True)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == EXIT_USAGE, err
+    assert len(err) == 1 and err[0].startswith("dealframe mirror sync: error:"), err
+    word = "append-only (chattr +a)" if flag == "+a" else "immutable (chattr +i)"
+    assert f"{target} is {word}" in err[0], err
+    assert left == []  # no probe, no lock, no state file

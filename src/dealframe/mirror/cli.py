@@ -71,6 +71,8 @@ def _path_ready(path: str, *, new: bool = False, migrates: bool = False) -> None
         # a corrupt marker stays a MirrorStateError (exit 1); a version-2 one passes only
         # for the sync, which migrates it
         (_usable_marker if migrates else read_state)(open_folder(path, create=new))
+        if new:  # written in: its state file is replaced by a rename, as the probe is
+            check_folder(path, "PATH")
     except (MirrorPathError, MirrorVersionError) as exc:
         raise UsageError(exc) from None
 

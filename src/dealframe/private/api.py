@@ -207,14 +207,20 @@ def _carried(
     return out.drop(columns=_AT), out[_AT].to_numpy()
 
 
-def _why_short(shortfall: int, size: int, repeated: int = 0) -> str:
+def _why_short(
+    shortfall: int, size: int, *, repeated: int = 0, moved: tuple[int, int] | None = None
+) -> str:
     """What a list walk that ended ``shortfall`` rows short of ``meta.total`` (more, when
-    negative) adds to saying so. Exactly one page short is what a service that counts
-    ``page`` from 0 gives when nothing says so and its page ``page: 1`` cannot be read
-    (``page: 2`` is its third page). Rows that came more than once (``repeated``) with the count off
-    are what a walk over data that changed while it ran sees: rows added or removed shift
-    the others between pages, so some come again and others are never served. Any other
-    count says no more than what was seen.
+    negative) adds to saying so.
+
+    A ``meta.total`` that ``moved`` between pages says the data changed while they were
+    read: rows added, removed or updated move the others between offset pages, so some come
+    twice and others are never served. Rows that came more than once (``repeated`` extra
+    copies) over several pages with the count off look the same, or are an order the
+    service does not keep from one request to the next. Exactly one page short otherwise is
+    what a service that counts ``page`` from 0 gives when nothing says so and its page
+    ``page: 1`` cannot be read (``page: 2`` is its third page). Any other count says no more
+    than what was seen.
 
     Examples
     --------
@@ -222,17 +228,25 @@ def _why_short(shortfall: int, size: int, repeated: int = 0) -> str:
     ': exactly one page of 1000 rows short (does the service count page from 0?)'
     >>> _why_short(10**12 - 2484, 1000)
     ''
-    >>> _why_short(57, 1000, repeated=57)[:72]
-    ': 57 rows came more than once, so the data probably changed during the '
+    >>> _why_short(1000, 1000, moved=(4953, 3953))
+    ': meta.total went from 4953 to 3953 while the pages were read: the data changed ...'
+    >>> _why_short(57, 1000, repeated=57)
+    ': rows came more than once (57 extra copies), as when rows move between pages ...'
     """
-    if shortfall == size and not repeated:
-        return f": exactly one page of {size} rows short (does the service count page from 0?)"
+    again = "pull again, or keep a mirror (dealframe.mirror) for a consistent copy"
+    if moved is not None:
+        return (
+            f": meta.total went from {moved[0]} to {moved[1]} while the pages were read: the "
+            f"data changed during the pull, so rows may be missing or repeated: {again}"
+        )
     if repeated:
         return (
-            f": {repeated} rows came more than once, so the data probably changed during the pull "
-            "(rows added or removed move the others between pages) and rows may be missing: "
-            "pull again, or keep a mirror (dealframe.mirror) for a consistent copy"
+            f": rows came more than once ({repeated} extra copies), as when rows move between "
+            "pages (rows added, removed or updated during the pull, or an order the service "
+            f"does not keep from one request to the next), so rows may be missing: {again}"
         )
+    if shortfall == size:
+        return f": exactly one page of {size} rows short (does the service count page from 0?)"
     return ""
 
 
@@ -944,6 +958,7 @@ class PrivateApi:
                 return said(merged, None, None, whole(), batches, caps, held)
             merged.parts += pages.parts
             merged.infos += pages.infos
+            merged.moved = pages.moved or merged.moved
             merged.keys |= pages.keys
             merged.failed += (
                 pages.failed if name is None else [in_batch(f, name) for f in pages.failed]
@@ -1068,10 +1083,16 @@ class PrivateApi:
             capped = "" if limit is None else " (capped by limit)"
             if any(n is not None for n in pulled.held or []):  # a batch stopped part-way
                 capped = " (capped by limit and by the pages read)"
+            why = _why_short(  # rows moved between the pages of one walk, or between walks
+                pulled.expected - distinct,
+                pages.size,
+                repeated=duplicates if len(pages.infos) > 1 and pulled.looked_up is None else 0,
+                moved=pages.moved,
+            )
             found.add(
                 "count_mismatch",
                 f"meta.total announced {pulled.expected} rows{capped}; {distinct} distinct "
-                f"rows arrived{_why_short(pulled.expected - distinct, pages.size, duplicates)}",
+                f"rows arrived{why}",
                 shortfall=pulled.expected - distinct,
             )
         truncated = limit is not None and (total is None or total > limit)

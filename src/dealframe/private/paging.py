@@ -172,6 +172,9 @@ class Pages(Generic[T]):
         Whether ``expected`` was held to the rows the pages read can hold (``enough`` ended
         the walk before the rows ``meta.total`` announced): those pages' rows, repeats
         included, are what they should add up to (the repeats are said as such elsewhere).
+    moved : tuple of int, optional
+        ``(first, other)``: a later page's sane ``meta.total`` differed from page 1's (the
+        last such), the sign of data that changed while the pages were read.
     """
 
     parts: list[T]
@@ -183,6 +186,7 @@ class Pages(Generic[T]):
     failed: list[ItemFailure] = field(default_factory=list)
     enough: bool = False
     held: bool = False
+    moved: tuple[int, int] | None = None
 
     @property
     def rows(self) -> int:
@@ -626,6 +630,9 @@ class _Walk(Generic[T]):
         if ready.signature is not None:
             column = ready.ids if isinstance(ready.ids, pa.Array) else None
             self.seen.setdefault(ready.signature, []).append(column)
+        total = self.pages.total
+        if page.total is not None and total is not None and page.total != total:
+            self.pages.moved = (total, page.total)
         self.pages.keys |= ready.keys
         self.pages.parts.append(ready.part)
         self.pages.infos.append(ready.info)
