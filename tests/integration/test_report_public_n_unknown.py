@@ -5,7 +5,10 @@ never the whole report failed. Over HTTP, through the drift proxy in front of a 
 
 The report used to exit 2 (``invalid skus: expected at least one SKU ..., got []``: a bad
 command, though the user passed no SKU) when the v1 search answered no company, and 1 when the
-series could not be read; those pulls were recorded nowhere in the provenance either.
+series could not be read; those pulls were recorded nowhere in the provenance either, nor were
+the cohort's search, the window's probe, the headline aggregates and every pull of
+``compare_multiples`` (its deals, the comps' search and series, the link's company profiles):
+``manifest.json`` and Appendix C now list every request but the discovery documents'.
 """
 
 from __future__ import annotations
@@ -128,6 +131,11 @@ def test_the_public_n_pulls_are_in_the_provenance(served, tmp_path, monkeypatch,
         v["requests"] for v in pulls.values() if str(v.get("endpoint", "")).endswith("/aggregate")
     )
     assert aggregates == proxy.count("/transactions/aggregate$") == 6
+    # every request but the discovery documents' (checks of filters, read once) is a pull
+    # recorded: those of compare_multiples and its link too (their frames stay inside it)
+    recorded = sum(int(v.get("requests") or 0) for v in pulls.values())
+    assert recorded == proxy.count("") - proxy.count("/lookup/")
+    assert pulls["comparison (last 12 months): GET /api/private/v1/companies/{id}"]["requests"]
     table = got["page"].split("Pulls behind the page", 1)[1]
     for name in ("members", "public_counts_search", "public_counts_series", "headline_aggregates"):
         assert name in table

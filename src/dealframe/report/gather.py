@@ -10,6 +10,11 @@ The service's small-n threshold is resolved once, here, from the quarterly aggre
 (:func:`~dealframe.analytics.buckets.aggregate_threshold`: its meta, else the transactions
 discovery document, as ``compare_multiples`` reads it), and every table, the headline and
 the appendix use that one value.
+
+Every pull the page is built from is in ``provenance`` (``manifest.json``, Appendix C), those
+:func:`~dealframe.compare_multiples` makes too (:func:`~.recording.recording`: its frames stay
+inside it), by endpoint and period. The pulls of the public median's ``n`` only give that
+``n``: when they fail, the page is written with it unknown, said (:func:`_card_counts`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from dealframe.provenance import combined_from_cache
 from .cohort import Cohort, unknown_to_service
 from .coinvestors import CHECKS_ENDPOINT, Unserved, no_co_investors, read_co_investors
 from .progress import Progress
+from .recording import recording
 
 if TYPE_CHECKING:
     from dealframe.client import Client
@@ -410,18 +416,23 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         provenance.update({name: _provenance(frame) for name, frame in pulls.items()})
         pulls.clear()
         bounds = dict(zip(COMPARED_PERIODS, (periods.ltm, (periods.start, periods.end))))
-        with methodology_read(threshold, service_to):  # the threshold said once, above
-            comparisons = {
-                label: compare_multiples(
-                    client,
+        comparisons: dict[str, Comparison] = {}
+        for label, (start, end) in bounds.items():
+            seen: list[pd.DataFrame] = []  # its pulls, whose frames it does not return
+            with methodology_read(threshold, service_to):  # the threshold said once, above
+                comparisons[label] = compare_multiples(
+                    recording(client, seen),
                     region=cohort.region,
                     vertical=cohort.vertical,
                     deal_type=list(cohort.deal_types) or None,
                     date_from=start,
                     date_to=end,
                 )
-                for label, (start, end) in bounds.items()
-            }
+            by_endpoint: dict[str, list[pd.DataFrame]] = {}
+            for frame in seen:
+                by_endpoint.setdefault(str(frame.attrs["endpoint"]), []).append(frame)
+            for endpoint, frames in by_endpoint.items():
+                provenance[f"comparison ({label}): {endpoint}"] = _combined(frames)
         linked = comparisons[COMPARED_PERIODS[0]].comps["match"].eq("matched").sum()
         st.done(
             f"{counted(len(current), 'listed company')}, {counted(len(history), 'month')} of "
