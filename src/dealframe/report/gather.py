@@ -357,8 +357,9 @@ def _public(
     counts, unread = _card_counts(client, cohort, history, pulls)
     if unread is not None:
         warnings.warn(
-            f"the public median's n (the companies with a value of {CARD_FIELD} that month) "
-            f"is not known: {unread}; headline.csv writes it n/a",
+            # the cohort named: one warning per cohort of a config file, none taken for another's
+            f"the public median's n of {cohort.companies_label} (the companies with a value of "
+            f"{CARD_FIELD} that month) is not known: {unread}; headline.csv writes it n/a",
             MissingDataWarning,
             stacklevel=2,
         )
