@@ -93,3 +93,19 @@ def test_bucket_medians_names_a_metric_holding_text(client, deals):
         bucket_medians(deals.assign(ev_revenue=text), "ev_revenue", "year", client=client)
     assert caught.value.argument == "ev_revenue" and "'NM'" in str(caught.value)
     assert client.stats.snapshot()["calls"] == before
+
+
+@pytest.mark.parametrize("dtype", ["bool", "boolean", object], ids=["bool", "boolean", "object"])
+def test_a_field_of_flags_is_named_without_the_advice_for_text(current, dtype):
+    """Booleans are said as plain values (``True``, not ``np.True_``), with advice that helps
+    (``pd.to_numeric`` keeps flags flags: it used to be advised for them), and a current-data
+    field is said to need numeric values, not "metric" values."""
+    flags = current[FIELD].fillna(0).gt(5).to_numpy()
+    column = pd.Series(flags, index=current.index, dtype=dtype)
+    with pytest.raises(ValidationError) as caught:
+        group_current(current.assign(**{FIELD: column}))
+    said = str(caught.value)
+    assert caught.value.argument == FIELD
+    assert "expected numeric values (" in said and "metric" not in said
+    assert "errors='coerce'" not in said and "astype(float)" in said
+    assert "np." not in said and ("such as True" in said or "such as False" in said)

@@ -106,7 +106,8 @@ def metric_values(series: pd.Series) -> np.ndarray:
     ------
     dealframe.errors.ValidationError
         Naming the column (its name) when a value is not a number (text such as ``"NM"``,
-        booleans), and saying the first such value.
+        booleans), saying the first such value (as plain Python) and what to do: text read
+        as NaN first; flags are no numbers.
 
     Examples
     --------
@@ -115,7 +116,11 @@ def metric_values(series: pd.Series) -> np.ndarray:
     >>> metric_values(pd.Series([1.5, "NM"], name="evRevenueLtm"))
     Traceback (most recent call last):
     ...
-    dealframe.errors.ValidationError: invalid evRevenueLtm: expected numeric metric values (text such as 'NM' read as NaN first: pd.to_numeric(column, errors='coerce')), got "values of kind 'mixed', such as 'NM'"
+    dealframe.errors.ValidationError: invalid evRevenueLtm: expected numeric values (text such as 'NM' read as NaN first: pd.to_numeric(column, errors='coerce')), got "values of kind 'mixed', such as 'NM'"
+    >>> metric_values(pd.Series([True, None], name="marketCap", dtype="boolean"))
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid marketCap: expected numeric values (True/False flags are no numbers: pd.to_numeric keeps them flags; give the field's numbers, or column.astype(float) if 1 and 0 are meant), got 'boolean, such as True'
     """
     if series.dtype == np.float64:  # the usual column: nothing to convert
         return series.to_numpy()
@@ -132,10 +137,20 @@ def metric_values(series: pd.Series) -> np.ndarray:
         except (TypeError, ValueError, OverflowError):
             pass
     strange = next((v for v in series.dropna() if not _is_number(v)), None)
+    if isinstance(strange, np.generic):  # said as the plain value (True, not np.True_)
+        strange = strange.item()
+    flags = isinstance(strange, bool)
     raise ValidationError(
         str(series.name),
-        "numeric metric values (text such as 'NM' read as NaN first: "
-        "pd.to_numeric(column, errors='coerce'))",
+        "numeric values ("
+        + (
+            "True/False flags are no numbers: pd.to_numeric keeps them flags; give the "
+            "field's numbers, or column.astype(float) if 1 and 0 are meant)"
+            if flags
+            else "text such as 'NM' read as NaN first: pd.to_numeric(column, errors='coerce'))"
+            if isinstance(strange, str)
+            else "numbers or nulls only)"
+        ),
         got=(str(given) if kind is None else f"values of kind {kind!r}")
         + ("" if strange is None else f", such as {strange!r}"),
     )

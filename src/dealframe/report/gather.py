@@ -10,10 +10,16 @@ The service's small-n threshold is resolved once, here, from the quarterly aggre
 (:func:`~dealframe.analytics.buckets.aggregate_threshold`: its meta, else the transactions
 discovery document, as ``compare_multiples`` reads it), and every table, the headline and
 the appendix use that one value.
+
+Every pull the page is built from is in ``provenance`` (``manifest.json``, Appendix C), those
+:func:`~dealframe.compare_multiples` makes too (:func:`~.recording.recording`: its frames stay
+inside it), by endpoint and period. The pulls of the public median's ``n`` only give that
+``n``: when they fail, the page is written with it unknown, said (:func:`_card_counts`).
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -23,32 +29,39 @@ from dealframe._wording import counted
 from dealframe.analytics.buckets import aggregate_threshold
 from dealframe.analytics.rollups import group_time_series
 from dealframe.comparison import Comparison, compare_multiples, methodology_read
-from dealframe.errors import ValidationError
+from dealframe.errors import DealframeError, ValidationError
 from dealframe.frames.nested import to_lists
 from dealframe.frames.public import current_frame
+from dealframe.notices import MissingDataWarning, missing_expected
 from dealframe.plot.shaping import investor_activity, participant_rows
 from dealframe.private.aggregate import threshold_read_elsewhere
+from dealframe.provenance import combined_from_cache
 
 from .cohort import Cohort, unknown_to_service
 from .coinvestors import CHECKS_ENDPOINT, Unserved, no_co_investors, read_co_investors
 from .progress import Progress
+from .recording import recording
 
 if TYPE_CHECKING:
     from dealframe.client import Client
 
 __all__ = [
+    "CARD_FIELD",
     "COMPARED_PERIODS",
     "HEADLINE_METRICS",
     "HISTORY_FIELDS",
     "Periods",
     "ReportData",
     "Unserved",
+    "card_months",
     "gather",
     "report_window",
 ]
 
 #: Time-series fields of the valuation history.
 HISTORY_FIELDS: tuple[str, ...] = ("evRevenueNtm", "evEbitdaLtm")
+#: The field of the public card (its median now and twelve months earlier, and their n).
+CARD_FIELD = "evRevenueNtm"
 #: Deal multiples of the headline (the service's median over each period).
 HEADLINE_METRICS: tuple[str, ...] = ("ev_revenue", "ev_ebitda")
 #: The periods of "Private against public multiples", first the headline's.
@@ -110,8 +123,9 @@ class ReportData:
     current: pd.DataFrame
     group_current: pd.DataFrame | None
     history: pd.DataFrame
-    #: The companies with a value of each history field per month (``n_<field>``, index
-    #: month): the values each median of ``history`` is of, which its answer does not give.
+    #: The companies with a value of :data:`CARD_FIELD` (``n_evRevenueNtm``, index month) in
+    #: the public card's months (:func:`card_months`): the values each of its medians is of,
+    #: which the group's answer does not give. Empty when they are not known.
     history_counts: pd.DataFrame
     aggregate: pd.DataFrame
     #: The service's small-n threshold: the aggregate's, or read where its meta has none
@@ -128,6 +142,8 @@ class ReportData:
     #: :func:`dealframe.compare_multiples` of the cohort per period (:data:`COMPARED_PERIODS`):
     #: its public comps of the period, linked to their Family B companies, and its deals.
     comparisons: dict[str, Comparison] = field(default_factory=dict)
+    #: Why the public card's n (:attr:`history_counts`) is not known; None when it is.
+    history_counts_unread: str | None = None
 
     @property
     def co_investors_missing(self) -> list[str]:
@@ -178,10 +194,40 @@ def _provenance(frame: pd.DataFrame) -> dict[str, Any]:
     return {k: frame.attrs[k] for k in _PROVENANCE_KEYS if k in frame.attrs}
 
 
-def _service_window(client: Client, cohort: Cohort, metric: str) -> tuple[str, str]:
+def _combined(frames: list[pd.DataFrame]) -> dict[str, Any]:
+    """One provenance row of several pulls of one endpoint: requests and rows summed,
+    ``from_cache`` combined, the latest ``fetched_at``.
+
+    Examples
+    --------
+    >>> a, b = pd.DataFrame(), pd.DataFrame()
+    >>> a.attrs = {"endpoint": "POST /x", "requests": 1, "from_cache": False,
+    ...            "rows_expected": 1, "rows_received": 1, "fetched_at": "2026-01-01T00:00:00"}
+    >>> b.attrs = {**a.attrs, "from_cache": True, "fetched_at": "2026-01-01T00:00:01"}
+    >>> row = _combined([a, b])
+    >>> row["requests"], row["from_cache"], row["rows_received"], row["fetched_at"]
+    (2, 'partial', 2, '2026-01-01T00:00:01')
+    """
+    rows = [_provenance(f) for f in frames]
+    out: dict[str, Any] = {
+        "endpoint": "; ".join(dict.fromkeys(str(r["endpoint"]) for r in rows if "endpoint" in r)),
+        "from_cache": combined_from_cache(rows),
+    }
+    for key in ("requests", "rows_expected", "rows_received"):
+        out[key] = sum(int(r.get(key) or 0) for r in rows)
+    stamps = [str(r["fetched_at"]) for r in rows if r.get("fetched_at")]
+    if stamps:
+        out["fetched_at"] = max(stamps)
+    return {k: out[k] for k in _PROVENANCE_KEYS if k in out}
+
+
+def _service_window(
+    client: Client, cohort: Cohort, metric: str, pulls: dict[str, pd.DataFrame]
+) -> tuple[str, str]:
     # Without the cohort's start: the service's own window, so a start after its latest date
     # is told apart (and said so) from a request the service refuses.
     probe = client.private.aggregate(metric, "none", dict(cohort.deal_filters()))
+    pulls["service_window"] = probe
     used = (probe.attrs.get("methodology") or {}).get("date_range") or {}
     start, end = used.get("from"), used.get("to")
     if not start or not end:
@@ -193,9 +239,10 @@ def _service_window(client: Client, cohort: Cohort, metric: str) -> tuple[str, s
     return str(start), str(end)
 
 
-def _check_vertical(client: Client, cohort: Cohort) -> None:
+def _check_vertical(client: Client, cohort: Cohort, pulls: dict[str, pd.DataFrame]) -> None:
     """Fail with a suggestion when no listed company has the cohort's vertical at all."""
     universe = client.public.search()
+    pulls["verticals_known"] = universe
     seen: set[str] = set()
     if "verticals" in universe:
         for values in to_lists(universe["verticals"]):
@@ -208,12 +255,88 @@ def _check_vertical(client: Client, cohort: Cohort) -> None:
         )
 
 
+def card_months(history: pd.DataFrame) -> tuple[pd.Period, pd.Period] | None:
+    """The months of the public card: the latest with a median of :data:`CARD_FIELD` in
+    ``history`` and the one twelve months earlier; None when no month has one.
+
+    Examples
+    --------
+    >>> h = pd.DataFrame({"evRevenueNtm": [4.0, 5.0, None]},
+    ...                  index=pd.period_range("2025-05", periods=3, freq="M"))
+    >>> card_months(h)
+    (Period('2024-06', 'M'), Period('2025-06', 'M'))
+    >>> card_months(h.iloc[2:]) is None
+    True
+    """
+    if CARD_FIELD not in history or not isinstance(history.index, pd.PeriodIndex):
+        return None
+    series = pd.to_numeric(history[CARD_FIELD], errors="coerce").dropna()
+    if not len(series):
+        return None
+    return series.index[-1] - 12, series.index[-1]
+
+
+def _no_counts() -> pd.DataFrame:
+    return pd.DataFrame(
+        {f"n_{CARD_FIELD}": pd.Series([], dtype="Int64")},
+        index=pd.PeriodIndex([], freq="M", name="month"),
+    )
+
+
+def _card_counts(
+    client: Client, cohort: Cohort, history: pd.DataFrame, pulls: dict[str, pd.DataFrame]
+) -> tuple[pd.DataFrame, str | None]:
+    """The companies with a value of :data:`CARD_FIELD` in the public card's months
+    (:func:`card_months`), and why they are not known (None when they are).
+
+    The group's answer gives each month's median, not of how many values: the group's
+    members of the same version (v1) and their series of that field over those months count
+    them. These pulls only give ``n``: when one fails, or its answer cannot stand behind the
+    group's median (no member, no value in a month the group has a median of), the page is
+    still written, with that ``n`` unknown and said why. Each pull made is added to
+    ``pulls`` (by its provenance name).
+    """
+    months = card_months(history)
+    if months is None:  # no median on the card: no n to count, no request
+        return _no_counts(), None
+    try:
+        found = client.public_v1.search(**cohort.public_filters())
+        pulls["public_counts_search"] = found
+        if not len(found):
+            return _no_counts(), (
+                "the group's search (v1) found no company, though the group has a median"
+            )
+        with missing_expected():  # a company without a value in those months counts none
+            wide = client.public_v1.time_series(
+                found.index,
+                fields=[CARD_FIELD],
+                date_from=str(months[0]),
+                date_to=str(months[1]),
+                progress=False,
+            )
+        pulls["public_counts_series"] = wide
+    except DealframeError as exc:
+        return _no_counts(), f"its pulls failed: {str(exc).splitlines()[0]}"
+    local = group_time_series(wide, counts=True)
+    column = f"n_{CARD_FIELD}"
+    counts = local[[column]] if column in local else _no_counts()
+    medians = pd.to_numeric(history[CARD_FIELD], errors="coerce")
+    for month in months:
+        if pd.notna(medians.get(month)) and not counts[column].get(month, 0):
+            return _no_counts(), (
+                f"the group's series (v1) hold no value of {CARD_FIELD} in {month}, "
+                "where the group has a median"
+            )
+    return counts, None
+
+
 def _public(
-    client: Client, cohort: Cohort, periods: Periods
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame, pd.DataFrame]:
+    client: Client, cohort: Cohort, periods: Periods, pulls: dict[str, pd.DataFrame]
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, pd.DataFrame, pd.DataFrame, str | None]:
     if cohort.vertical:  # refused before the search, which would only warn of it
-        _check_vertical(client, cohort)
+        _check_vertical(client, cohort, pulls)
     members = client.public.search(**cohort.public_filters())
+    pulls["members"] = members
     months = pd.PeriodIndex([], freq="M", name="month")
     if not len(members):  # no company to ask for: current data's own schema, with no row
         return (
@@ -221,7 +344,8 @@ def _public(
             current_frame([]),
             None,
             pd.DataFrame({f: pd.Series([], dtype=float) for f in HISTORY_FIELDS}, index=months),
-            pd.DataFrame({f"n_{f}": pd.Series([], dtype="Int64") for f in HISTORY_FIELDS}),
+            _no_counts(),
+            None,
         )
     current = client.public.current(members.index, progress=False)
     group_current = client.public.group_current(**cohort.public_filters())
@@ -230,15 +354,16 @@ def _public(
     history = client.public_v1.group_time_series(
         fields=list(HISTORY_FIELDS), date_from=first, date_to=last, **cohort.public_filters()
     )
-    # its answer gives each month's median, not of how many values: the group's members of
-    # the same version (v1) and their series count them
-    skus = client.public_v1.search(**cohort.public_filters()).index
-    wide = client.public_v1.time_series(
-        skus, fields=list(HISTORY_FIELDS), date_from=first, date_to=last, progress=False
-    )
-    local = group_time_series(wide, counts=True)
-    counts = local[[c for c in local.columns if str(c).startswith("n_")]]
-    return members, current, group_current, history, counts
+    counts, unread = _card_counts(client, cohort, history, pulls)
+    if unread is not None:
+        warnings.warn(
+            # the cohort named: one warning per cohort of a config file, none taken for another's
+            f"the public median's n of {cohort.companies_label} (the companies with a value of "
+            f"{CARD_FIELD} that month) is not known: {unread}; headline.csv writes it n/a",
+            MissingDataWarning,
+            stacklevel=2,
+        )
+    return members, current, group_current, history, counts, unread
 
 
 def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Progress) -> ReportData:
@@ -252,11 +377,12 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         Anything the client raises (authentication, transport, ...).
     """
     provenance: dict[str, dict[str, Any]] = {}
+    pulls: dict[str, pd.DataFrame] = {}  # each pull of a stage, by its provenance name
     with (
         progress.stage(f"deal aggregates ({metric} by quarter, headline periods)") as st,
         threshold_read_elsewhere(),  # a missing threshold is said once, with the value used
     ):
-        service_from, service_to = _service_window(client, cohort, metric)
+        service_from, service_to = _service_window(client, cohort, metric, pulls)
         if cohort.since is not None and cohort.since > service_to:
             raise ValidationError(
                 "since",
@@ -273,27 +399,41 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
                     name, "none", {**cohort.deal_filters(), "date_from": start, "date_to": end}
                 )
         threshold = aggregate_threshold(client, aggregate)
+        provenance["service_window"] = _provenance(pulls.pop("service_window"))
         provenance["deal_aggregate"] = _provenance(aggregate)
+        provenance["headline_aggregates"] = _combined(list(headline.values()))
         st.done(f"{counted(len(aggregate), 'quarter')}, window {periods.start} .. {periods.end}")
     with progress.stage(f"public comps of {cohort.companies_label}") as st:
-        members, current, group_current, history, counts = _public(client, cohort, periods)
+        members, current, group_current, history, counts, unread = _public(
+            client, cohort, periods, pulls
+        )
+        if "verticals_known" in pulls:
+            provenance["verticals_known"] = _provenance(pulls.pop("verticals_known"))
+        provenance["members"] = _provenance(pulls.pop("members"))
         provenance["current"] = _provenance(current)
         if group_current is not None:
             provenance["group_current"] = _provenance(group_current)
             provenance["valuation_history"] = _provenance(history)
+        provenance.update({name: _provenance(frame) for name, frame in pulls.items()})
+        pulls.clear()
         bounds = dict(zip(COMPARED_PERIODS, (periods.ltm, (periods.start, periods.end))))
-        with methodology_read(threshold, service_to):  # the threshold said once, above
-            comparisons = {
-                label: compare_multiples(
-                    client,
+        comparisons: dict[str, Comparison] = {}
+        for label, (start, end) in bounds.items():
+            seen: list[pd.DataFrame] = []  # its pulls, whose frames it does not return
+            with methodology_read(threshold, service_to):  # the threshold said once, above
+                comparisons[label] = compare_multiples(
+                    recording(client, seen),
                     region=cohort.region,
                     vertical=cohort.vertical,
                     deal_type=list(cohort.deal_types) or None,
                     date_from=start,
                     date_to=end,
                 )
-                for label, (start, end) in bounds.items()
-            }
+            by_endpoint: dict[str, list[pd.DataFrame]] = {}
+            for frame in seen:
+                by_endpoint.setdefault(str(frame.attrs["endpoint"]), []).append(frame)
+            for endpoint, frames in by_endpoint.items():
+                provenance[f"comparison ({label}): {endpoint}"] = _combined(frames)
         linked = comparisons[COMPARED_PERIODS[0]].comps["match"].eq("matched").sum()
         st.done(
             f"{counted(len(current), 'listed company')}, {counted(len(history), 'month')} of "
@@ -343,6 +483,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         group_current=group_current,
         history=history,
         history_counts=counts,
+        history_counts_unread=unread,
         aggregate=aggregate,
         small_n_threshold=threshold,
         headline_aggregates=headline,

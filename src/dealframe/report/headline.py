@@ -125,7 +125,7 @@ def _row(
     period: str,
     bounds: tuple[str, str],
     value: float,
-    n: int,
+    n: int | None,
     ci: tuple[float, float] = (np.nan, np.nan),
 ) -> dict[str, Any]:
     """One row of the headline table."""
@@ -213,21 +213,29 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
     )
 
 
-def _values(data: ReportData, field: str, month: str) -> int:
+def _values(data: ReportData, field: str, month: str) -> int | None:
     """The companies with a value of ``field`` in ``month`` (``YYYY-MM``): those the group's
-    median of that month is of (``data.history_counts``), 0 for a month without one.
+    median of that month is of (``data.history_counts``), 0 for a month without one, None
+    when they are not known (``data.history_counts_unread`` says why).
 
     Examples
     --------
     >>> from types import SimpleNamespace
     >>> counts = pd.DataFrame({"n_evRevenueNtm": pd.array([155, 157], dtype="Int64")},
     ...                       index=pd.period_range("2025-06", periods=2, freq="M"))
-    >>> data = SimpleNamespace(history_counts=counts)
+    >>> data = SimpleNamespace(history_counts=counts, history_counts_unread=None)
     >>> _values(data, "evRevenueNtm", "2025-06"), _values(data, "evRevenueNtm", "n/a")
     (155, 0)
+    >>> data.history_counts_unread = "its pulls failed: 503"
+    >>> _values(data, "evRevenueNtm", "2025-06") is None
+    True
     """
+    if month == "n/a":
+        return 0
+    if data.history_counts_unread is not None:
+        return None
     column = data.history_counts.get(f"n_{field}")
-    if column is None or month == "n/a":
+    if column is None:
         return 0
     counts = {str(period): n for period, n in column.items() if pd.notna(n)}
     return int(counts.get(month, 0))
@@ -267,7 +275,7 @@ def build_headline(data: ReportData) -> Headline:
     public_card = _public_card(data, rows)
     cards = (count_card, raised_card, *multiple_cards, public_card)
     table = pd.DataFrame(rows)
-    table["n"] = table["n"].astype("int64")
+    table["n"] = table["n"].astype("Int64")  # n/a: a public median's n not known
     sentences = _sentences(data, ltm, prior, raised_now, raised_before)
     return Headline(cards, sentences, table, pd.DataFrame(checks))
 

@@ -440,7 +440,7 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
     meta_deals, meta_trim = rec.attrs["total_deals"], rec.attrs["outliers_trimmed"]
     # the service's n counts every value; the quarterly chart's, the meaningful ones only
     nm_removed = bool(t["quarterly_medians"].attrs.get("nm_removed"))
-    methodology = (
+    methodology: tuple[str, ...] = (
         f"Window: the service's own ({data.service_window[0]} to {data.service_window[1]}, "
         "five years to its latest date)"
         + (
@@ -469,6 +469,12 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
         "whole history; the most active investors are ranked by the deals of the window they "
         "led (funding rounds) or bought (M&A), from the deal lists.",
     )
+    if data.history_counts_unread is not None:  # the page is written all the same: said here
+        methodology += (
+            "Public median n (the companies with a value of EV/Revenue NTM that month, "
+            "headline.csv): not known, so written n/a; "
+            f"{data.history_counts_unread}.",
+        )
     return Section(
         "appendix",
         "Appendix: reconciliation, methodology, provenance",
