@@ -17,7 +17,9 @@ Rules it enforces:
   worker (waited out, as is the client's own backoff), also when the request that met it is
   not retried (its retries or the call's budget spent): for the wait it stated, else a first
   retry's backoff. A call whose budget cannot outlast the closed gate fails at once, unsent,
-  rather than sleep its budget there. One whose wait is longer than
+  rather than sleep its budget there (also when the gate moves past it while the call
+  waits); an answer in the HTTP cache is served at once, closed gate or not. One whose wait
+  is longer than
   ``retry_after_max`` is not waited for but honoured: until it has passed (a day at most) the
   client sends nothing to that family (each family has its own credential, so its own rate
   limit), each such request failing at once with a ``RateLimitedError`` that says how long
