@@ -36,7 +36,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 from dealframe.analytics.reconcile import reconcile_groups
-from dealframe.errors import RateLimitedError
+from dealframe.errors import RateLimitedError, ServiceContractError
 from dealframe.notices import MissingDataWarning, ServiceContractWarning
 
 GROUP_CURRENT = r"/groups/current$"
@@ -71,6 +71,17 @@ def test_a_meta_of_no_company_beside_values_is_a_finding_not_an_empty_group(via,
     assert _missing(empty) == [
         "no value: the group matches no company, every sum and median is NaN"
     ]
+
+
+def test_under_strict_the_meta_of_no_company_beside_values_is_raised_not_kept(via, proxy):
+    """Under ``strict=True`` the finding is raised: its words no longer say the values are
+    kept as served (nothing is returned)."""
+    proxy.add(GROUP_CURRENT, meta_set(companies=0))
+    got = outcome(lambda: via.public.group_current(countries=["USA"], strict=True))
+    assert isinstance(got.error, ServiceContractError), got.error
+    assert "meta.companies is 0 (the group matches no company), yet" in str(got.error)
+    assert "sums and medians hold a value" in str(got.error)
+    assert "kept as served" not in str(got.error)
 
 
 def _with_outside(doc: Any) -> Any:

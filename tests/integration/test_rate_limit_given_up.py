@@ -12,8 +12,10 @@ that a wait moves, and the requests are counted at a proxy in front of the sandb
 
 from __future__ import annotations
 
+import logging
 import re
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +26,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _clock import ManualClock
-from _drift_proxy import Proxy, api_error
+from _drift_proxy import Action, Exchange, Proxy, api_error
 
 import dealframe.sandbox
 from dealframe.client import Client
@@ -200,3 +202,197 @@ def test_a_budget_that_outlasts_the_closed_gate_waits_it_out(parts):
         assert len(client.public.search()) > 0
         assert clock.slept == pytest.approx(WAIT)
         assert proxy.count(SEARCH) == 2
+
+
+def _limited(seconds: int, release: threading.Event | None = None) -> Action:
+    """A 429 asking ``Retry-After: seconds``, nothing forwarded; held at the proxy until
+    ``release`` is set when one is given (the test decides when it lands)."""
+
+    def apply(ex: Exchange) -> None:
+        if release is not None and not release.wait(20):
+            raise TimeoutError("never released")
+        ex.forward, ex.status = False, 429
+        ex.headers = {"Content-Type": "application/json", "Retry-After": str(seconds)}
+        ex.content = b'{"error": {"code": "RATE_LIMITED", "message": "slow down"}}'
+
+    return Action(f"429 asking {seconds} s", on_request=apply)
+
+
+def test_a_429_that_moves_the_gate_past_the_budget_ends_the_wait_at_once(parts):
+    """Review of the fix above: the budget was judged against the gate once, before the wait.
+    A call waiting out 1 s (budget 3 s) while another request's 429 closed the gate for 20 s
+    slept its whole budget, then raised a TransportError; it now fails at once with the
+    ``RateLimitedError`` of a gate it cannot outlast. Real time: the wait wakes on the
+    closure itself."""
+    sb, _, proxy = parts
+    client = Client(
+        proxy.url,
+        sb.public_token,
+        sb.private_key,
+        **{**SETTINGS, "retry_after_max": 30.0},
+        retries=0,
+        call_budget=3,
+    )
+    release = threading.Event()
+    proxy.add(SEARCH, _limited(1), times=1)
+    proxy.add(CURRENT, _limited(20, release), times=1)
+    other: dict[str, BaseException] = {}
+
+    def run(name: str, call: Any) -> None:
+        try:
+            call()
+        except BaseException as exc:  # kept for the asserts
+            other[name] = exc
+
+    with client:
+        slow = threading.Thread(
+            target=run, args=("current", lambda: client.public.current(["A-USA"]))
+        )
+        slow.start()  # sent while the gate is open; its 429 lands when released
+        for _ in range(200):
+            if proxy.count(CURRENT):
+                break
+            time.sleep(0.01)
+        with pytest.raises(RateLimitedError, match="asked to wait 1 s"):
+            client.public.search()  # closes the gate for 1 s
+        started = time.monotonic()
+        waiting = threading.Thread(target=run, args=("search", client.public.search))
+        waiting.start()  # waits at the gate: 1 s fits in the budget of 3 s
+        time.sleep(0.3)
+        release.set()  # the other request's 429 closes the gate for 20 s
+        waiting.join(10)
+        took = time.monotonic() - started
+        slow.join(10)
+        error = other.get("search")
+        assert isinstance(error, RateLimitedError), repr(error)
+        assert re.search(
+            r"not sent: a rate limit closes .* public requests for (19|20)\.\d s", str(error)
+        )
+        assert error.attempts == 0 and error.retry_after == pytest.approx(20, abs=0.5)
+        assert took < 1.5  # not the budget of 3 s slept
+        assert proxy.count(SEARCH) == 1
+
+
+def test_a_call_of_many_requests_none_sent_raises_the_rate_limit(parts):
+    """Every chunk of a call not sent, its budget (2 s) shorter than the closed gate (3 s):
+    the ``RateLimitedError`` itself, as a call of one request raises it, not an
+    ``IncompleteResultError`` of nothing received."""
+    sb, plan, proxy = parts
+    skus = [f"T{i:04d}-USA" for i in range(500)]  # more than one chunk
+    client, clock = _client(sb, proxy, call_budget=2, retries=0)
+    with client:
+        plan.script(SEARCH, ["429"])
+        with pytest.raises(RateLimitedError, match="asked to wait 3 s"):
+            client.public.search()
+        for call in (client.public.current, client.public.time_series):
+            with pytest.raises(RateLimitedError) as info:
+                call(skus)
+            assert str(info.value).startswith(
+                "429 RATE_LIMITED: not sent: a rate limit closes this client's public requests"
+            )
+            assert info.value.attempts == 0
+        assert clock.slept == 0 and proxy.count(r"/companies/(current|time-series)$") == 0
+
+
+def test_a_call_whose_first_chunks_arrived_keeps_them(parts):
+    """Chunks that arrived before the gate closed past the budget are kept: an
+    ``IncompleteResultError`` with ``.partial``, the chunks not sent among its failures."""
+    sb, _, proxy = parts
+    skus = [f"T{i:04d}-USA" for i in range(500)]  # five chunks, one worker: in order
+    client, clock = _client(sb, proxy, call_budget=2, retries=0, max_workers=1)
+    seen = [0]
+    proxy.add(
+        CURRENT, _limited(3), when=lambda ex: seen.__setitem__(0, seen[0] + 1) or seen[0] == 2
+    )
+    with client, pytest.raises(IncompleteResultError) as info:
+        client.public.current(skus)
+    assert info.value.partial is not None and proxy.count(CURRENT) == 2
+    assert [type(e).__name__ for e in info.value.errors][:1] == ["RateLimitedError"]
+    assert any(getattr(e, "attempts", None) == 0 for e in info.value.errors)
+    assert clock.slept == 0
+
+
+def test_a_cached_answer_is_served_at_once_while_the_gate_is_closed(parts, tmp_path):
+    """Nothing is sent for an answer the HTTP cache holds, so it does not wait at a closed
+    gate: it used to wait out the whole closure (5 s in the review) unless the call's
+    budget was shorter than it."""
+    sb, plan, proxy = parts
+    client, clock = _client(
+        sb, proxy, retries=0, cache_enabled=True, cache_path=tmp_path / "c.sqlite"
+    )
+    with client:
+        stored = client.public.search(countries=["USA"])
+        plan.script(CURRENT, ["429"])
+        with pytest.raises(RateLimitedError, match="asked to wait 3 s"):
+            client.public.current(["A-USA"])
+        again = client.public.search(countries=["USA"])
+        assert clock.slept == 0  # not the 3 s of the closed gate
+        assert list(again.index) == list(stored.index)
+        assert proxy.count(SEARCH) == 1
+        assert client._transport.gate.remaining("public") == pytest.approx(WAIT)
+        client.public.search(countries=["USA"], refresh=True)  # sent: waits the gate out
+        assert clock.slept == pytest.approx(WAIT) and proxy.count(SEARCH) == 2
+
+
+def test_the_log_names_the_wait_the_gate_holds(parts, caplog):
+    """A 429 asking 1 s that lands while the gate is closed for 20 s logs the 20 s left, not
+    the 1 s it asked (``block_for`` does not shorten a closure)."""
+    sb, _, proxy = parts
+    client = Client(
+        proxy.url,
+        sb.public_token,
+        sb.private_key,
+        **{**SETTINGS, "retry_after_max": 30.0},
+        retries=0,
+    )
+    release = threading.Event()
+    proxy.add(CURRENT, _limited(1, release), times=1)
+    proxy.add(SEARCH, _limited(20), times=1)
+    caplog.set_level(logging.DEBUG, logger="dealframe.transport")
+    errors: list[BaseException] = []
+
+    def slow() -> None:
+        try:
+            client.public.current(["A-USA"])
+        except RateLimitedError as exc:
+            errors.append(exc)
+
+    with client:
+        thread = threading.Thread(target=slow)
+        thread.start()
+        for _ in range(200):
+            if proxy.count(CURRENT):
+                break
+            time.sleep(0.01)
+        with pytest.raises(RateLimitedError, match="asked to wait 20 s"):
+            client.public.search()
+        release.set()
+        thread.join(10)
+    assert len(errors) == 1
+    said = [r.getMessage() for r in caplog.records if "given up on" in r.getMessage()]
+    waits = [re.search(r"wait ([\d.]+)s at the gate", m) for m in said]
+    assert [float(w.group(1)) if w else None for w in waits] == [
+        pytest.approx(20, abs=0.5),  # the search's own 429
+        pytest.approx(20, abs=0.5),  # the current's, asking 1 s: the gate holds 20 s still
+    ]
+
+
+def test_a_request_sent_before_says_it_is_not_sent_again(parts, monkeypatch):
+    """A request answered 503, whose retry a rate limit (another request's 429, landing
+    while it backed off) keeps out past the budget: its error says ``not sent again``, its
+    ``.attempts`` the one send, and its status 429 is that rate limit's, not the 503's."""
+    sb, plan, proxy = parts
+    client, clock = _client(sb, proxy, retries=2, call_budget=2)
+    gate = client._transport.gate
+
+    def backoff(seconds: float) -> None:  # another request's 429 lands meanwhile
+        gate.block_for(WAIT, key="public")
+
+    monkeypatch.setattr(_retry, "sleep", backoff)
+    with client:
+        plan.script(SEARCH, ["503"])
+        with pytest.raises(RateLimitedError) as info:
+            client.public.search()
+    assert str(info.value).startswith("429 RATE_LIMITED: not sent again: a rate limit closes")
+    assert info.value.attempts == 1 and info.value.status == 429
+    assert proxy.count(SEARCH) == 1 and clock.slept == 0

@@ -1424,7 +1424,8 @@ class PublicApi:
             found.add(
                 "bad_meta",
                 f"meta.{said} is 0 (the group matches no company), yet {valued} sums and "
-                "medians hold a value: kept as served",
+                "medians hold a value"
+                + ("" if strict else ": kept as served"),  # strict: raised, nothing kept
             )
         attach(frame, endpoint=endpoint, responses=[response], group=body, findings=found.records())
         found.report(strict=strict, partial=frame)

@@ -433,8 +433,9 @@ def map_concurrent(
     ------
     RateLimitedError
         Every item failed without being sent, the client held back by a rate limit longer
-        than its ``retry_after_max`` (:func:`held_back`): that error, as a call of one
-        request raises it. Items held back after others arrived are failures as any.
+        than its ``retry_after_max`` (:func:`held_back`), or its gate closed for longer
+        than the call's budget could wait: that error, as a call of one request raises it.
+        Items not sent after others arrived are failures as any.
 
     Examples
     --------
@@ -503,15 +504,25 @@ def map_concurrent(
             pool.returned()
     failures.sort(key=lambda f: f.index)
     if failures and not arrived and all(_unsent(f.error) for f in failures):
-        # the client was held back before any request of this call went out (an earlier
-        # call's rate limit): that error, as a call of one request raises it
+        # no request of this call went out (an earlier call's rate limit held the family
+        # back, or closed its gate past the budget): that error, as one request's raises it
         raise failures[0].error
     return MapResult(results, failures)
 
 
 def _unsent(error: BaseException) -> bool:
-    """Whether ``error`` is a request the client held back before sending it at all."""
-    return held_back(error) and getattr(error, "attempts", 1) == 0
+    """Whether ``error`` is of a request the client never sent: a rate limit's error with no
+    attempt (a request sent has one at least), whether its family was held back
+    (:func:`held_back`) or its gate closed for longer than the call's budget could wait.
+
+    Examples
+    --------
+    >>> _unsent(RateLimitedError(429, "RATE_LIMITED", "not sent", attempts=0))
+    True
+    >>> _unsent(RateLimitedError(429, "RATE_LIMITED", "Slow down"))  # a 429 answered
+    False
+    """
+    return isinstance(error, RateLimitedError) and error.attempts == 0
 
 
 #: Items in a row that ``inline`` does not answer after which a map asks it for one item in

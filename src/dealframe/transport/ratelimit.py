@@ -81,6 +81,12 @@ class RateGate:
         mine = self._open_at.get(key, 0.0) if key is not None else 0.0
         return max(mine, self._open_at.get(None, 0.0))
 
+    def _opening(self, key: str | None) -> float:
+        """When the gate opens for ``key``, its hold on ``key`` passed too (no clock read:
+        the same moment each time it is asked until a closure or hold moves it)."""
+        hold = self._holds.get(key, (0.0, None))[0] if key is not None else 0.0
+        return max(self._opens(key), hold)
+
     def remaining(self, key: str | None = None) -> float:
         """Seconds until the gate opens for ``key`` (0 when open; without ``key``: the
         closures of every key); holds are not counted (:meth:`held`)."""
@@ -165,15 +171,33 @@ class RateGate:
         ----------
         deadline : float, optional
             Monotonic time not to wait past; the call returns at the deadline even when the
-            gate is still closed (the caller then decides to give up).
+            gate is still closed, and at once when, while it waits, a new closure (or hold)
+            moves the gate's opening past the deadline (another request's 429): the rest of
+            the wait could not end in time, and the caller then gives up without sleeping
+            until the deadline.
         key : str, optional
             Whose closure and hold are waited out (without it: only a closure of every key).
         longest : float, optional
             The longest hold on ``key`` waited out: the call returns at once when ``key`` is
             (or, while it waits, becomes) held for longer (the caller then sends nothing). A
             closure of the gate is waited out however long it is.
+
+        Examples
+        --------
+        Another request's 429 closes the gate past the deadline while this one waits (on a
+        stub clock that a sleep moves): the wait ends then, not at the deadline.
+
+        >>> now = [0.0]
+        >>> def sleep(seconds):
+        ...     now[0] += 0.5
+        ...     gate.block_for(20, key="public")
+        >>> gate = RateGate(clock=lambda: now[0], sleep=sleep)
+        >>> gate.block_for(1, key="public")
+        >>> gate.wait(5.0, key="public"), gate.remaining("public")
+        (0.5, 20.0)
         """
         start = self._clock()
+        first: float | None = None  # when the gate opened as the wait began
         while True:
             with self._changed:
                 now = self._clock()
@@ -184,6 +208,11 @@ class RateGate:
                         return now - start
                     left = max(left, held)
                 if deadline is not None:
+                    opening = self._opening(key)
+                    if first is None:
+                        first = opening
+                    elif opening > max(first, deadline):  # moved past the deadline meanwhile
+                        return now - start
                     left = min(left, deadline - now)
                 if left <= 0:
                     return now - start

@@ -17,7 +17,9 @@ Rules it enforces:
   worker (waited out, as is the client's own backoff), also when the request that met it is
   not retried (its retries or the call's budget spent): for the wait it stated, else a first
   retry's backoff. A call whose budget cannot outlast the closed gate fails at once, unsent,
-  rather than sleep its budget there. One whose wait is longer than
+  rather than sleep its budget there (also when the gate moves past it while the call
+  waits); an answer in the HTTP cache is served at once, closed gate or not. One whose wait
+  is longer than
   ``retry_after_max`` is not waited for but honoured: until it has passed (a day at most) the
   client sends nothing to that family (each family has its own credential, so its own rate
   limit), each such request failing at once with a ``RateLimitedError`` that says how long
@@ -368,6 +370,19 @@ class _StaleCache(Exception):
     """Internal: the HTTP cache answered with a stored body that fails its checks. The entry
     is deleted (and the discard warned of); the loop asks the service at once, outside the
     call's ``retries`` and without backoff, since the service has not failed."""
+
+
+def _not_sent(sent: int) -> str:
+    """How the error of a request the client did not send begins: ``not sent``, or ``not
+    sent again`` when it was ``sent`` before (a 503, then a rate limit closed its gate): its
+    status, 429, is that rate limit's, not its own earlier answers'.
+
+    Examples
+    --------
+    >>> _not_sent(0), _not_sent(2)
+    ('not sent', 'not sent again')
+    """
+    return "not sent again" if sent else "not sent"
 
 
 def _classify(exc: requests.RequestException) -> tuple[str, bool]:
@@ -1046,38 +1061,42 @@ class Transport:
         however long) before a send; None once the request may go (or the ``deadline``
         came first: the caller says so).
 
-        A hold of the request's family longer than ``retry_after_max`` (a wait the service
-        asked that this client does not make: :meth:`_hold`), there before or made while
-        waiting, is not waited for: the request is not sent. Its answer comes from the HTTP
-        cache when ``cached`` and it is there, else the error that says how long is left
-        (:meth:`_held_back`; ``sent``: the times this request was sent before). Once no
+        While the gate is closed (or the family held), an answer the HTTP cache holds is
+        served at once when ``cached``: nothing is sent, so nothing waits. A hold of the
+        request's family longer than ``retry_after_max`` (a wait the service asked that this
+        client does not make: :meth:`_hold`), there before or made while waiting, is not
+        waited for: the request is not sent, and fails with the error that says how long is
+        left (:meth:`_held_back`; ``sent``: the times this request was sent before). Once no
         more than ``retry_after_max`` of the hold is left, it is waited out at the gate,
         unless the call's ``deadline`` comes first: a wait the budget left cannot outlast is
-        not made, and the request not sent (its answer from the cache, as above, else the
-        :class:`~dealframe.errors.RateLimitedError` of :meth:`_gate_outlasts`)."""
+        not made, and the request not sent (the
+        :class:`~dealframe.errors.RateLimitedError` of :meth:`_gate_outlasts`), also when
+        another request's 429 moves the gate past the deadline while this one waits there
+        (:meth:`RateGate.wait` returns then, and the wait is judged again)."""
         longest = self.settings.retry_after_max
         family = info.family
+        looked = not cached  # the cache is read once, and only when the gate holds it back
         while True:
             left, by = self.gate.held(family)
-            if left > longest:
-                stored = self._lookup(info, url, kwargs, expire, call=False) if cached else None
+            closed = max(self.gate.remaining(family), left)
+            if closed > 0 and not looked:
+                looked = True
+                stored = self._lookup(info, url, kwargs, expire, call=False)
                 if stored is not None:
                     return stored
+            if left > longest:
                 self.stats._add(failures=1, held_back=1)
                 raise self._held_back(info, left, by, sent)
             if deadline is not None:  # a wait the budget cannot outlast: not slept, said
-                closed = max(self.gate.remaining(family), left)
                 if (outlasted := self._gate_outlasts(info, closed, deadline, sent)) is not None:
-                    stored = self._lookup(info, url, kwargs, expire, call=False) if cached else None
-                    if stored is not None:
-                        return stored
                     self.stats._add(failures=1)
                     raise outlasted
+            if closed <= 0:
+                return None
             waited = self.gate.wait(deadline, key=family, longest=longest)
             if waited:
                 self.stats._add(gate_wait_seconds=waited)
-            if self.gate.held(family)[0] <= longest:
-                return None
+            # judged again: open (None), held longer, or past what the deadline leaves
 
     def _close_given_up(self, info: RequestInfo, asked: float | None) -> None:
         """Close the gate of ``info``'s family after a rate limit given up on (its retries or
@@ -1094,7 +1113,7 @@ class Transport:
             info.method,
             info.path,
             info.family,
-            wait,
+            self.gate.remaining(info.family),  # a longer closure already there stands
         )
 
     def _gate_outlasts(
@@ -1104,7 +1123,12 @@ class Transport:
         than the call's ``deadline`` leaves (the request is not sent), None when the wait fits.
         Waiting would only sleep the rest of the budget on the caller's thread, then fail;
         the error says at once how long is left (``.retry_after``), as a retry that would
-        end past the deadline does."""
+        end past the deadline does. Its status and code (429, ``RATE_LIMITED``) are the rate
+        limit's that closed the gate, whatever this request's own earlier answers were (a 503
+        before a retry); ``.attempts`` is ``sent`` (0: the call sent nothing of it, and a
+        call of many requests none of which went out raises it itself:
+        :func:`~dealframe.transport.paging.map_concurrent`)
+        and the message says ``not sent again`` after an attempt."""
         left = deadline - time.monotonic()
         if closed <= max(left, 0.0):
             return None
@@ -1113,7 +1137,7 @@ class Transport:
         error = RateLimitedError(
             429,
             "RATE_LIMITED",
-            f"not sent: a rate limit closes this client's {info.family} requests for "
+            f"{_not_sent(sent)}: a rate limit closes this client's {info.family} requests for "
             f"{closed:.1f} s more, longer than the {max(left, 0.0):.1f} s left of {named}",
             request=info,
             attempts=sent,
@@ -1173,7 +1197,7 @@ class Transport:
         error = RateLimitedError(
             status,
             code,
-            f"not sent: {said}, and {left:.1f} s of it are left, more than retry_after_max "
+            f"{_not_sent(sent)}: {said}, and {left:.1f} s of it are left, more than retry_after_max "
             f"({max_wait:g} s)",
             request=info,
             attempts=sent,
