@@ -396,3 +396,28 @@ def test_a_request_sent_before_says_it_is_not_sent_again(parts, monkeypatch):
     assert str(info.value).startswith("429 RATE_LIMITED: not sent again: a rate limit closes")
     assert info.value.attempts == 1 and info.value.status == 429
     assert proxy.count(SEARCH) == 1 and clock.slept == 0
+
+
+def test_deals_with_investors_keep_their_listing_when_no_profile_could_be_sent(parts, tmp_path):
+    """The listing of ``deals(..., with_investors=True)`` came from the cache while another
+    call's 429 had shut the private gate past the call's budget: no profile could be sent.
+    The call raised the bare ``RateLimitedError`` and the listing was lost; it is the
+    ``IncompleteResultError``'s ``.partial``, as when profiles fail after their retries."""
+    sb, _, proxy = parts
+    client, clock = _client(
+        sb, proxy, call_budget=2, retries=0, cache_enabled=True, cache_path=tmp_path / "c.sqlite"
+    )
+    listing = r"^/api/private/v1/transactions$"
+    with client:
+        client.private.deals(deal_type=["Venture"], limit=30)  # stored
+        proxy.add(listing, _limited(20), times=1)
+        with pytest.raises(RateLimitedError):  # another listing shuts the gate for 20 s
+            client.private.deals(deal_type=["M&A"], limit=5)
+        with pytest.raises(IncompleteResultError) as info:
+            client.private.deals(deal_type=["Venture"], limit=30, with_investors=True)
+    partial = info.value.partial
+    assert partial is not None and len(partial) == 30  # the listing, kept
+    assert partial["id"].is_unique
+    assert all(isinstance(e, RateLimitedError) for e in info.value.errors)
+    assert proxy.count(r"^/api/private/v1/transactions/[^/]+$") == 0  # no profile sent
+    assert clock.slept == 0

@@ -52,6 +52,7 @@ from ..errors import (
     DealframeError,
     IncompleteResultError,
     NotFoundError,
+    RateLimitedError,
     RequestInfo,
     ServiceContractError,
     TransportError,
@@ -71,7 +72,7 @@ from ..notices import (
 )
 from ..provenance import Answered404, attach, combined_from_cache
 from ..public.hints import HINT_SECONDS
-from ..transport.paging import ItemFailure, map_concurrent
+from ..transport.paging import ItemFailure, map_concurrent, unsent
 from ..transport.refusals import TOO_LARGE, smaller_size
 from .aggregate import aggregate_refused, read_aggregate
 from .batches import (
@@ -1580,7 +1581,7 @@ class PrivateApi:
         ids = groups[False] + groups[True]
         # the live and the deleted deals' single forms are one call's: its findings said once
         found = Findings(f"GET {PREFIX}/transactions/{{id}}")
-        error: IncompleteResultError | None = None
+        failed: list[BaseException] = []  # of profiles that failed for good, or went unsent
         parts = [_single_deals([])]
         for gone, wanted in groups.items():
             if not wanted:
@@ -1601,9 +1602,14 @@ class PrivateApi:
                         )
                     )
             except IncompleteResultError as exc:  # some requests failed for good
-                error = error or exc
+                failed += exc.errors or [exc]
                 if isinstance(exc.partial, pd.DataFrame):
                     parts.append(exc.partial)
+            except RateLimitedError as exc:  # none sent (the gate shut past the budget)
+                if not unsent(exc):
+                    raise
+                failed.append(exc)  # the listing is kept as the error's partial all the same
+                break
             except BadRequestError:
                 if not gone:
                     raise
@@ -1627,12 +1633,12 @@ class PrivateApi:
         # the list's pages and the profiles built the frame: both counted, both in from_cache
         out.attrs["requests"] = frame.attrs.get("requests", 0) + requests
         out.attrs["from_cache"] = combined_from_cache([frame.attrs, *(p.attrs for p in parts)])
-        if error is not None:
+        if failed:
             raise IncompleteResultError(
                 len(ids),
                 len(returned),
                 missing,
-                errors=error.errors,
+                errors=failed,
                 partial=out,
                 what="deal profiles",
             )

@@ -50,6 +50,7 @@ __all__ = [
     "progress_bar",
     "show_progress",
     "submit",
+    "unsent",
 ]
 
 T = TypeVar("T")
@@ -503,23 +504,23 @@ def map_concurrent(
         if pool is not None:
             pool.returned()
     failures.sort(key=lambda f: f.index)
-    if failures and not arrived and all(_unsent(f.error) for f in failures):
+    if failures and not arrived and all(unsent(f.error) for f in failures):
         # no request of this call went out (an earlier call's rate limit held the family
         # back, or closed its gate past the budget): that error, as one request's raises it
         raise failures[0].error
     return MapResult(results, failures)
 
 
-def _unsent(error: BaseException) -> bool:
+def unsent(error: BaseException) -> bool:
     """Whether ``error`` is of a request the client never sent: a rate limit's error with no
     attempt (a request sent has one at least), whether its family was held back
     (:func:`held_back`) or its gate closed for longer than the call's budget could wait.
 
     Examples
     --------
-    >>> _unsent(RateLimitedError(429, "RATE_LIMITED", "not sent", attempts=0))
+    >>> unsent(RateLimitedError(429, "RATE_LIMITED", "not sent", attempts=0))
     True
-    >>> _unsent(RateLimitedError(429, "RATE_LIMITED", "Slow down"))  # a 429 answered
+    >>> unsent(RateLimitedError(429, "RATE_LIMITED", "Slow down"))  # a 429 answered
     False
     """
     return isinstance(error, RateLimitedError) and error.attempts == 0

@@ -170,11 +170,10 @@ class RateGate:
         Parameters
         ----------
         deadline : float, optional
-            Monotonic time not to wait past; the call returns at the deadline even when the
-            gate is still closed, and at once when, while it waits, a new closure (or hold)
-            moves the gate's opening past the deadline (another request's 429): the rest of
-            the wait could not end in time, and the caller then gives up without sleeping
-            until the deadline.
+            Monotonic time not to wait past: the call returns at once when the gate opens
+            after the deadline, as found or as a new closure (or hold) moves it while it waits
+            (another request's 429): the wait could not end in time, and the caller then
+            gives up without sleeping until the deadline.
         key : str, optional
             Whose closure and hold are waited out (without it: only a closure of every key).
         longest : float, optional
@@ -197,7 +196,6 @@ class RateGate:
         (0.5, 20.0)
         """
         start = self._clock()
-        first: float | None = None  # when the gate opened as the wait began
         while True:
             with self._changed:
                 now = self._clock()
@@ -208,10 +206,9 @@ class RateGate:
                         return now - start
                     left = max(left, held)
                 if deadline is not None:
-                    opening = self._opening(key)
-                    if first is None:
-                        first = opening
-                    elif opening > max(first, deadline):  # moved past the deadline meanwhile
+                    # past the deadline, as it was found or moved there meanwhile (between the
+                    # caller's check of its budget and this look, too): the caller checks again
+                    if self._opening(key) > deadline:
                         return now - start
                     left = min(left, deadline - now)
                 if left <= 0:
