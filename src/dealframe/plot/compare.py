@@ -8,6 +8,7 @@ from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.transforms import blended_transform_factory
 
+from dealframe._figures import number
 from dealframe.arguments import checked_keywords, choice, integer_in
 from dealframe.comparison import measure_side
 
@@ -214,14 +215,16 @@ def private_vs_public(
         for patch in box["boxes"]:
             patch.set(facecolor=colour, alpha=0.35, edgecolor=colour)
         median = float(np.median(positive))
-        ax.annotate(f"{median:.1f}x", (median, yi + 0.3), ha="center", fontsize=8)
+        ax.annotate(number(median, "{:.1f}x"), (median, yi + 0.3), ha="center", fontsize=8)
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_yticks(y, [f"{k}\nn={group_n(v)}" for k, v in groups.items()], fontsize=8)
+    ax.set_yticks(y, [f"{k}\nn={group_n(v):,}" for k, v in groups.items()], fontsize=8)
     medians = {k: float(np.median(v)) for k, v in filled.items()}
-    parts = [f"{k} median {m:.1f}x (n={group_n(groups[k])})" for k, m in medians.items()]
+    parts = [
+        f"{k} median {number(m, '{:.1f}x')} (n={group_n(groups[k]):,})" for k, m in medians.items()
+    ]
     alt = (
         f"Box plots of {label} on a log scale, whiskers at 1.5 IQR, NM values left out and "
         "both sides trimmed as the service trims them: "

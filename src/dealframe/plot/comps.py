@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from dealframe._figures import UNCHANGED, change_text, number
 from dealframe._wording import counted, plural
 from dealframe.arguments import checked_keywords, integer_in, positive_number
 from dealframe.errors import ValidationError
@@ -187,7 +188,7 @@ def comps_multiples(
     median = float(ok_all.median()) if len(ok_all) else np.nan
     right = np.nanmax(values) if np.isfinite(values).any() else 1.0
     for yi, v, s in zip(y, values, status):
-        text = f"{v:.1f}x" if s == "ok" else s
+        text = number(v, "{:.1f}x") if s == "ok" else s
         ax.text(
             (v if s == "ok" else 0) + right * 0.01,
             yi,
@@ -206,7 +207,7 @@ def comps_multiples(
             color=SECOND,
             linestyle="--",
             linewidth=1.2,
-            label=f"median of all {len(ok_all)} meaningful: {median:.1f}x",
+            label=f"median of all {len(ok_all):,} meaningful: " + number(median, "{:.1f}x"),
         )
         # the legend sits over the Axes, under the title and flush right: inside, it hid a
         # bar's value label or sat on the median line, whichever side it took once the Axes
@@ -227,10 +228,10 @@ def comps_multiples(
         f"Horizontal bars of {short} for the {len(shown)} largest of "
         f"{counted(len(current), 'company')} by enterprise value. Median of the "
         f"{counted(len(ok_all), 'meaningful value')}: "
-        + (f"{median:.1f}x." if np.isfinite(median) else "n/a.")
+        + (number(median, "{:.1f}x.") if np.isfinite(median) else "n/a.")
         + (
             f" Largest shown: {_names(shown)[int(np.nanargmax(values))]} at "
-            f"{np.nanmax(values):.1f}x."
+            + number(np.nanmax(values), "{:.1f}x.")
             if np.isfinite(values).any()
             else ""
         )
@@ -340,12 +341,14 @@ def growth_vs_multiple(
                 f"has the same {same[0]})."
             )
         elif np.isfinite(corr):
-            said = f"; correlation of growth with log multiple {corr:.2f}."
+            said = f"; correlation of growth with log multiple {number(corr, '{:.2f}')}."
     alt = (
         f"Scatter of {counted(int(ok.sum()), 'company')}: {_axis(x)} on x, "
         f"{short} on a "
         f"log y axis, points sized by enterprise value. Median growth "
-        f"{np.median(xs[ok]):.1f}%, median {short} {np.median(ys[ok]):.1f}x"
+        + number(np.median(xs[ok]), "{:.1f}%")
+        + f", median {short} "
+        + number(np.median(ys[ok]), "{:.1f}x")
         + said
         + f" {counted(placed, 'largest company', 'largest companies')} named."
         + (
@@ -405,7 +408,7 @@ def group_history(
     ax.plot(x, values, color=ACCENT, linewidth=2)
     last = int(np.flatnonzero(np.isfinite(values))[-1])
     ax.annotate(
-        f"{values[last]:.2f}x",
+        number(values[last], "{:.2f}x"),
         (x[last], values[last]),
         textcoords="offset points",
         xytext=(4, 4),
@@ -415,17 +418,20 @@ def group_history(
     gaps = int((~np.isfinite(values)).sum())
     companies = history.attrs.get("companies")
     year_ago = last - 12
-    change = (
-        f" {values[last] / values[year_ago] - 1:+.0%} on twelve months earlier "
-        f"({values[year_ago]:.2f}x)."
-        if year_ago >= 0 and np.isfinite(values[year_ago])
-        else ""
-    )
+    change = ""
+    if year_ago >= 0 and np.isfinite(values[year_ago]):
+        # the headline card's words for the same change: "unchanged" when it rounds to 0%
+        moved = change_text(values[last], values[year_ago])
+        earlier = number(values[year_ago], "{:.2f}x")
+        if moved == UNCHANGED:
+            change = f" unchanged from twelve months earlier ({earlier})."
+        elif moved != "n/a":
+            change = f" {moved} on twelve months earlier ({earlier})."
     alt = (
         f"Line of the group's median {short} by month from {span}"
         + (f", over {counted(companies, 'company')}" if companies else "")
-        + f". Latest {months[last]}: {values[last]:.2f}x;{change} Range "
-        f"{np.nanmin(values):.2f}x to {np.nanmax(values):.2f}x."
+        + f". Latest {months[last]}: {number(values[last], '{:.2f}x')};{change} Range "
+        f"{number(np.nanmin(values), '{:.2f}x')} to {number(np.nanmax(values), '{:.2f}x')}."
         + (
             f" {counted(gaps, 'month')} {plural(gaps, 'has', 'have')} no value and "
             f"{plural(gaps, 'leaves', 'leave')} a gap."

@@ -19,6 +19,7 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter
 from matplotlib.transforms import blended_transform_factory
 
+from dealframe._figures import money, number
 from dealframe._wording import counted, plural
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
@@ -191,10 +192,6 @@ def _na(ax: Axes, x: float, y: float, **where: Any) -> None:
     ax.text(x, y, "n/a", ha="center", fontsize=7, color=MUTED, rotation=90, **where)
 
 
-def _money(value: float) -> str:
-    return f"${value / 1000:,.1f}bn" if abs(value) >= 1000 else f"${value:,.0f}m"
-
-
 @checked_keywords
 def capital_raised(
     deals: pd.DataFrame, *, window: DateWindow | None = None, ax: Axes | None = None
@@ -233,7 +230,7 @@ def capital_raised(
     top = float(np.nanmax(raised))
     if partial.any():
         _legend_on_top(ax, [], top, True)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v, "{:,.0f}")))
     counts = []  # the n over each bar: turned upright when they would touch
     for xi, value, n in zip(x, raised, table["raised_n"]):
         if np.isfinite(value):
@@ -241,7 +238,7 @@ def capital_raised(
                 ax.text(
                     float(xi),
                     value + top * 0.01,
-                    f"n={n}",
+                    f"n={int(n):,}",
                     ha="center",
                     va="bottom",
                     fontsize=6,
@@ -255,10 +252,10 @@ def capital_raised(
     best = full["raised"].idxmax() if len(full) else table["raised"].idxmax()
     gaps = int((~np.isfinite(raised)).sum())
     alt = (
-        f"Bars of capital raised per quarter, {_money(float(np.nansum(raised)))} in total "
+        f"Bars of capital raised per quarter, {money(float(np.nansum(raised)))} in total "
         f"over {counted(len(table), 'quarter')} from {counted(disclosed, 'deal')} that "
         "disclosed an amount; the "
-        f"largest quarter was {best} with {_money(float(table.loc[best, 'raised']))}."
+        f"largest quarter was {best} with {money(float(table.loc[best, 'raised']))}."
         + (
             f" {counted(gaps, 'quarter')} {plural(gaps, 'has', 'have')} no disclosed amount "
             f"and {plural(gaps, 'is', 'are')} marked n/a."
@@ -465,9 +462,9 @@ def quarterly_medians(
     )
     for xi, count, value in zip(x, n, med):
         if np.isfinite(value):
-            text, colour = f"{count}", "#555555"
+            text, colour = f"{count:,}", "#555555"
         else:
-            text = f"<{threshold}" if count and threshold else (f"{count}" if count else "0")
+            text = f"<{threshold}" if count and threshold else (f"{count:,}" if count else "0")
             colour = SECOND
             _na(ax, float(xi), 0.5, transform=row, va="center")
         ax.text(
@@ -489,8 +486,8 @@ def quarterly_medians(
         f"Line of the median {label} of deals per {word} from {labels[0]} to {labels[-1]}"
         f" with the q1 to q3 band; {counted(int(n.sum()), 'deal')} {valued}. Latest {word} "
         "with "
-        f"a median, {labels[last]}: {fmt.format(med[last])} (n={n[last]}). Range of the "
-        f"medians {fmt.format(np.nanmin(med))} to {fmt.format(np.nanmax(med))}."
+        f"a median, {labels[last]}: {number(med[last], fmt)} (n={n[last]:,}). Range of the "
+        f"medians {number(np.nanmin(med), fmt)} to {number(np.nanmax(med), fmt)}."
         + (f" No median (too few deals or none) in {', '.join(missing)}." if missing else "")
         + (f" Partial {word}s: {', '.join(np.asarray(labels)[partial])}." if partial.any() else "")
     )

@@ -66,16 +66,16 @@ def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None)
     names = [str(n) for n in table["name"].astype(object).fillna("?")]
     fitting_yticks(ax, y, lambda n: [short_name(name, n) for name in names], 30)  # narrow: shorter
     for yi, total in zip(y, led + bought):
-        ax.text(total, yi, f" {int(total)}", va="center", fontsize=7)
+        ax.text(total, yi, f" {int(total):,}", va="center", fontsize=7)
     ax.legend(fontsize=8, frameon=False, loc="lower right")
     first = table.iloc[0]
     alt = (
         f"Horizontal bars of the {len(table)} most active of "
         f"{counted(len(everyone), 'investor')} in {counted(len(deals), 'deal')}, split into "
         f"deals led and deals bought. Most active: {first['name']} with "
-        f"{counted(int(first['deals']), 'deal')} ({int(first['led'])} led, "
-        f"{int(first['bought'])} bought); number {len(table)}: {table.iloc[-1]['name']} with "
-        f"{int(table.iloc[-1]['deals'])}."
+        f"{counted(int(first['deals']), 'deal')} ({int(first['led']):,} led, "
+        f"{int(first['bought']):,} bought); number {len(table)}: {table.iloc[-1]['name']} with "
+        f"{int(table.iloc[-1]['deals']):,}."
     )
     return finish(ax, title, xlabel, ylabel, alt, grid="x")
 
@@ -133,7 +133,7 @@ def co_investment(
         ax, y, lambda n: [f"{short_name(a, n)} + {short_name(b, n)}" for a, b in duos], 24
     )
     for yi, n in zip(y, shown["shared_deals"]):
-        ax.text(n, yi, f" {int(n)}", va="center", fontsize=7)
+        ax.text(n, yi, f" {int(n):,}", va="center", fontsize=7)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     first = shown.iloc[0]
     alt = (

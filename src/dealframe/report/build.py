@@ -22,7 +22,7 @@ from dealframe.plot.shaping import (
 )
 
 from .cohort import DEFAULT_COHORT, Cohort, check_metric, parse_cohort, parse_date
-from .files import prepare_out_dir, write_manifest, write_tables, write_text
+from .files import json_safe, prepare_out_dir, write_manifest, write_tables, write_text
 from .gather import ReportData, gather
 from .headline import CI_LEVEL, SMALL_N, Headline, build_headline
 from .pages import page_sections
@@ -74,7 +74,8 @@ class ReportPaths:
     html : Path
         ``report.html`` (self-contained).
     manifest : Path
-        ``manifest.json``: cohort, window, as-of date, provenance of each pull.
+        ``manifest.json``: cohort, window, as-of date, each table's rows, files and
+        ``attrs``, provenance of each pull.
     tables : dict
         ``{name: {"parquet": Path, "csv": Path}}`` for every name in :data:`REPORT_TABLES`.
     seconds : float
@@ -188,7 +189,12 @@ def _manifest(
             "headline median",
         ),
         "tables": {
-            n: {"rows": len(tables[n]), "files": [p.name for p in written[n].values()]}
+            n: {
+                "rows": len(tables[n]),
+                "files": [p.name for p in written[n].values()],
+                # what the files leave out: nm_removed (n counts meaningful values only), ci ...
+                "attrs": json_safe(tables[n].attrs),
+            }
             for n in REPORT_TABLES
         },
         "provenance": data.provenance,

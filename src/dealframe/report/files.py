@@ -5,20 +5,23 @@ place, so a reader never sees half a file and a failed run leaves the previous
 report whole.
 
 Tables are written as the report shows them, with two conversions for tools
-other than pandas: ``attrs`` are dropped (provenance goes to
-``manifest.json``) and monthly periods become the first day of the month
-(``datetime64``).
+other than pandas: ``attrs`` are dropped from the files (``manifest.json`` holds
+each table's, :func:`json_safe`) and monthly periods become the first day of the
+month (``datetime64``).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import math
 import os
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from dealframe.arguments import expanded_path
@@ -26,6 +29,7 @@ from dealframe.errors import ValidationError
 from dealframe.pull.output import write_atomic
 
 __all__ = [
+    "json_safe",
     "portable",
     "prepare_out_dir",
     "write_bytes",
@@ -131,6 +135,44 @@ def write_tables(tables: Mapping[str, pd.DataFrame], out_dir: Path) -> dict[str,
     return written
 
 
+def json_safe(value: Any) -> Any:
+    """``value`` as plain JSON values: mappings as objects (keys as text), tuples, sets and
+    arrays as lists, NumPy scalars as Python numbers, a missing or infinite number as
+    ``null``, dates and times in ISO 8601, periods and any other value as text.
+
+    Examples
+    --------
+    >>> json_safe({"n": np.int64(3), "span": ("2024-01", None), "x": float("nan")})
+    {'n': 3, 'span': ['2024-01', None], 'x': None}
+    >>> json_safe({1: pd.Timestamp("2024-03-01"), "p": pd.Period("2024-03", "M"), "ok": True})
+    {'1': '2024-03-01T00:00:00', 'p': '2024-03', 'ok': True}
+    >>> json_safe([np.datetime64("2024-03-01", "ns"), np.datetime64("NaT"), np.bool_(False)])
+    ['2024-03-01T00:00:00', None, False]
+    """
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset, np.ndarray, pd.Index, pd.Series)):
+        return [
+            json_safe(v)
+            for v in (sorted(value, key=str) if isinstance(value, (set, frozenset)) else value)
+        ]
+    if isinstance(value, pd.DataFrame):
+        return json_safe(value.to_dict(orient="records"))
+    if isinstance(value, (np.datetime64, np.timedelta64)):  # .item() of nanoseconds is an int
+        value = pd.Timestamp(value) if isinstance(value, np.datetime64) else pd.Timedelta(value)
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, (dt.date, dt.datetime)):  # pandas' Timestamp too
+        return value.isoformat()
+    return str(value)
+
+
 def write_manifest(path: Path, manifest: Mapping[str, Any]) -> Path:
-    """Write ``manifest`` as indented JSON (non-JSON values as strings)."""
-    return write_text(path, json.dumps(manifest, indent=2, default=str) + "\n")
+    """Write ``manifest`` as indented JSON (through :func:`json_safe`)."""
+    return write_text(path, json.dumps(json_safe(manifest), indent=2, allow_nan=False) + "\n")

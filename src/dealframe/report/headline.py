@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dealframe._figures import change_text, money, number
 from dealframe._wording import counted, plural
 from dealframe.analytics import bucket_medians, reconcile_frames
 from dealframe.plot.deals import METRIC_LABELS
 from dealframe.plot.shaping import meaningful
 
 from .gather import COMPARED_PERIODS, HEADLINE_METRICS, ReportData
-from .render import number
 
 __all__ = ["CI_LEVEL", "SMALL_N", "Card", "Headline", "build_headline", "change_text", "money"]
 
@@ -53,34 +53,6 @@ class Headline:
     sentences: tuple[str, ...]
     table: pd.DataFrame
     checks: pd.DataFrame
-
-
-def money(value: float) -> str:
-    """Millions of USD, short: ``$1.2bn``, ``$350m``, ``n/a``.
-
-    Examples
-    --------
-    >>> money(1234.0), money(12.3), money(float("nan"))
-    ('$1.2bn', '$12m', 'n/a')
-    """
-    if value is None or not np.isfinite(value):
-        return "n/a"
-    return number(value / 1000, "${:,.1f}bn") if abs(value) >= 1000 else number(value, "${:,.0f}m")
-
-
-def change_text(now: float, before: float, unit: str = "%") -> str:
-    """``+12%`` / ``-3%`` (relative change, ``unchanged`` under half a percent), or ``n/a``
-    when either value is missing or the earlier one is 0.
-
-    Examples
-    --------
-    >>> change_text(110, 100), change_text(5.2, 5.21), change_text(5, 0)
-    ('+10%', 'unchanged', 'n/a')
-    """
-    if not (np.isfinite(now) and np.isfinite(before)) or before == 0:
-        return "n/a"
-    change = now / before - 1
-    return "unchanged" if abs(change) < 0.005 else f"{change:+.0%}"
 
 
 def _in(deals: pd.DataFrame, period: tuple[str, str]) -> pd.DataFrame:
@@ -174,13 +146,18 @@ def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list
         values[period_name] = (median, n, low, high)
         rows.append(_row(f"median deal {label}", period_name, period, median, n, (low, high)))
     (now, n_now, low, high), (before, n_before, _, _) = values["ltm"], values["prior"]
-    ci = f", {CI_LEVEL:.0%} CI {low:.1f}x–{high:.1f}x" if np.isfinite(low) else ""
+    ci = (
+        f", {CI_LEVEL:.0%} CI {number(low, '{:.1f}x')}–{number(high, '{:.1f}x')}"
+        if np.isfinite(low)
+        else ""
+    )
     why = "" if np.isfinite(now) else f" (fewer than {threshold} meaningful values)"
-    prior = f"{before:.1f}x" if np.isfinite(before) else "n/a"
+    prior = number(before, "{:.1f}x") if np.isfinite(before) else "n/a"
     return Card(
         f"Median deal {label}, last 12 months",
-        f"{now:.1f}x" if np.isfinite(now) else "n/a",
-        f"n={n_now}{ci}{why} · prior 12 months {prior} (n={n_before}), {change_text(now, before)}",
+        number(now, "{:.1f}x") if np.isfinite(now) else "n/a",
+        f"n={n_now:,}{ci}{why} · prior 12 months {prior} (n={n_before:,}), "
+        f"{change_text(now, before)}",
     )
 
 
@@ -207,9 +184,13 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
     )
     return Card(
         "Public comps, median EV/Revenue NTM",
-        f"{now:.1f}x" if np.isfinite(now) else "n/a",
+        number(now, "{:.1f}x") if np.isfinite(now) else "n/a",
         f"{counted(companies, 'listed company')}, {month} · 12 months earlier "
-        + (f"{before:.1f}x, {change_text(now, before)}" if np.isfinite(before) else "n/a"),
+        + (
+            f"{number(before, '{:.1f}x')}, {change_text(now, before)}"
+            if np.isfinite(before)
+            else "n/a"
+        ),
     )
 
 
@@ -331,15 +312,15 @@ def _compared(summary: pd.DataFrame) -> str:
     n, public_n = (int(row[k]) if pd.notna(row[k]) else 0 for k in ("private_n", "public_n"))
     threshold = summary.attrs.get("small_n_threshold", 5)
     if np.isfinite(p) and np.isfinite(q) and np.isfinite(ratio):
-        gap = abs(ratio - 1)
+        gap = number(abs(ratio - 1), "{:.0%}")
         verdict = (  # a gap that rounds to 0% is no premium nor discount: said so, in words
             "in line with them (under half a percent apart)"
-            if gap < 0.005
-            else f"a {gap:.0%} {'premium' if ratio >= 1 else 'discount'}"
+            if gap == "0%"
+            else f"a {gap} {'premium' if ratio >= 1 else 'discount'}"
         )
         return (
-            f"Deals of the last twelve months were priced at a median {p:.1f}x "
-            f"EV/Revenue (n={n}), against {q:.1f}x for the cohort's "
+            f"Deals of the last twelve months were priced at a median {number(p, '{:.1f}x')} "
+            f"EV/Revenue (n={n:,}), against {number(q, '{:.1f}x')} for the cohort's "
             f"{counted(public_n, 'listed company')} over the same months (EV/Revenue LTM): "
             f"{verdict}."
         )

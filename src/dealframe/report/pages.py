@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
+from numbers import Real
 
+import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
@@ -36,7 +38,7 @@ from dealframe.plot.deals import METRIC_LABELS
 from .coinvestors import Unserved
 from .gather import COMPARED_PERIODS, ReportData
 from .headline import CI_LEVEL, SMALL_N, Headline
-from .render import Bullets, Cards, Chart, Heading, Row, Section, Text, number, table
+from .render import MISSING, Bullets, Cards, Chart, Heading, Row, Section, Text, number, table
 from .tables import COMPS_MULTIPLES, bounds_text, comps_display
 
 __all__ = ["page_sections"]
@@ -430,6 +432,19 @@ def _provenance(data: ReportData) -> pd.DataFrame:
     return frame
 
 
+def _count(value: object) -> str:
+    """A count as the charts write it (``1,057``), ``n/a`` when the service gave none.
+
+    Examples
+    --------
+    >>> _count(1057), _count(np.int64(981)), _count(12.0), _count(None), _count(float("nan"))
+    ('1,057', '981', '12', 'n/a', 'n/a')
+    """
+    if isinstance(value, Real) and not isinstance(value, bool) and np.isfinite(float(value)):
+        return f"{round(float(value)):,}"
+    return MISSING
+
+
 def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -> Section:
     rec = t["reconciliation"]
     label, fmt = METRIC_LABELS[data.metric]
@@ -483,9 +498,9 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
             Text(
                 f"{rec.attrs['summary']} (deals with a value"
                 + (", NM included," if nm_removed else "")
-                + f" {meta_deals[1]} locally against "
-                f"{meta_deals[0]} at the service; outliers trimmed {meta_trim[1]} against "
-                f"{meta_trim[0]}); "
+                + f" {_count(meta_deals[1])} locally against "
+                f"{_count(meta_deals[0])} at the service; outliers trimmed "
+                f"{_count(meta_trim[1])} against {_count(meta_trim[0])}); "
                 f"{matching(int(checks['match'].sum()), len(checks), 'headline median')}."
             ),
             Row(

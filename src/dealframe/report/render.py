@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import base64
 import html
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from dealframe._figures import number
 
 __all__ = [
     "Bullets",
@@ -115,26 +115,6 @@ def _missing(value: object) -> bool:
         or value is pd.NaT
         or (isinstance(value, (float, np.floating)) and np.isnan(value))
     )
-
-
-_SIGN = re.compile(r"[+-](?=[$\d.])")
-_NONZERO = re.compile(r"[1-9]")
-
-
-def number(value: float | np.number[Any], spec: str) -> str:
-    """``value`` formatted by ``spec`` (a ``str.format`` spec), rounded first: a figure that
-    rounds to zero carries no sign, so neither a negative zero ("-0", "-0%") nor a forced
-    plus ("+0%") reaches the page.
-
-    Examples
-    --------
-    >>> number(-0.4598, "{:,.0f}"), number(-0.004, "{:+.0%}"), number(0.001, "{:+.0%}")
-    ('0', '0%', '0%')
-    >>> number(-0.6, "{:,.0f}"), number(0.05, "{:+.0%}"), number(-0.0, "${:.1f}m")
-    ('-1', '+5%', '$0.0m')
-    """
-    text = spec.format(value)
-    return text if _NONZERO.search(text) else _SIGN.sub("", text, count=1)
 
 
 def _cell(value: object, spec: str | None) -> str:
