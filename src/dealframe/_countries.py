@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 import pycountry
 
-__all__ = ["NOT_ISO", "USER_ASSIGNED", "WITHDRAWN", "is_country", "why_not"]
+__all__ = ["NOT_ISO", "USER_ASSIGNED", "WITHDRAWN", "is_country", "meant", "why_not"]
 
 #: Codes of the user-assigned ranges of ISO 3166-1 taken as countries, with their names.
 USER_ASSIGNED: dict[str, str] = {"XKX": "Kosovo"}
@@ -128,19 +129,13 @@ def why_not(value: str) -> str:
     " ('ABD' is not an assigned ISO 3166 code)"
     """
     text = value.strip()
-    code = text.upper()
+    code = text.upper() if text.isascii() else text  # "ß".upper() is "SS", South Sudan's
     assigned = _assigned()
     if code in assigned:
         return f" (did you mean {code!r}?)"
-    meant, note = NOT_ISO.get(code), ""
-    if meant is not None:
-        note = f" {code!r} is no ISO 3166 code" if _CODE.fullmatch(code) else ""
-    elif _ALPHA_2.fullmatch(code) and (country := pycountry.countries.get(alpha_2=code)):
-        meant, note = country.alpha_3, f" {code!r} is its ISO 3166 alpha-2 code"
-    else:
-        meant = _by_name(text)
-    if meant is not None:
-        return f" (did you mean {meant!r}, {assigned[meant]}?{note})"
+    found, note = _meant(text)
+    if found is not None:
+        return f" (did you mean {found!r}, {assigned[found]}?{note})"
     if not _CODE.fullmatch(code):
         return ""
     if _USER_RANGES.fullmatch(code):
@@ -154,6 +149,46 @@ def why_not(value: str) -> str:
             also = f"; it is {who} {assigned[other]}, {other!r}"
         return f" ({code!r} was withdrawn from ISO 3166: {former.name}{also})"
     return f" ({code!r} is not an assigned ISO 3166 code)"
+
+
+def meant(value: Any) -> str | None:
+    """The country code ``value`` most likely means, as :func:`why_not` suggests it: ``value``
+    itself when it is a code (:func:`is_country`), else in upper case (``usa``), from
+    :data:`NOT_ISO` (``GER``), an alpha-2 code (``DE``) or a country's name; None for what
+    tells no country (``ANT``, ``ZZZ``, a blank, a null, a number).
+
+    Two values meaning the same code are the same country written two ways (``GER`` and
+    ``DEU``): what the link's evidence compares.
+
+    Examples
+    --------
+    >>> meant("DEU"), meant("GER"), meant("deu"), meant("DE"), meant("ANT"), meant(None)
+    ('DEU', 'DEU', 'DEU', 'DEU', None, None)
+    >>> meant("ß"), meant("ss")  # no upper-casing of what is not ASCII ("SS": South Sudan)
+    (None, 'SSD')
+    """
+    if not isinstance(value, str):
+        return None
+    if is_country(value):
+        return value
+    text = value.strip()
+    if text.isascii() and is_country(text.upper()):
+        return text.upper()
+    return _meant(text)[0]
+
+
+def _meant(text: str) -> tuple[str | None, str]:
+    """The code ``text`` (stripped, no code as it stands) most likely means, from
+    :data:`NOT_ISO`, an alpha-2 code or a name, with the words :func:`why_not` says of it."""
+    if not text.isascii():  # no code but by a name ("Österreich" is none of pycountry's)
+        return _by_name(text), ""
+    code = text.upper()
+    found = NOT_ISO.get(code)
+    if found is not None:
+        return found, f" {code!r} is no ISO 3166 code" if _CODE.fullmatch(code) else ""
+    if _ALPHA_2.fullmatch(code) and (country := pycountry.countries.get(alpha_2=code)):
+        return str(country.alpha_3), f" {code!r} is its ISO 3166 alpha-2 code"
+    return _by_name(text), ""
 
 
 def _by_name(text: str) -> str | None:

@@ -44,6 +44,7 @@ __all__ = [
     "Parser",
     "Several",
     "choice",
+    "countries",
     "country",
     "day",
     "fault_kinds",
@@ -173,6 +174,23 @@ def country(value: str) -> str:
         return iso3(value.strip(), "--country")
     except ValidationError as error:
         raise _as_api(error.expected, value.strip()) from None
+
+
+def countries(value: str) -> list[str]:
+    """One or more country codes, comma-separated as ``dealframe pull``'s list options take
+    them (``DEU,FRA``; blanks between commas set aside), each checked as by :func:`country`.
+
+    Examples
+    --------
+    >>> countries("DEU, FRA,"), countries("GBR")
+    (['DEU', 'FRA'], ['GBR'])
+    >>> countries("DEU,GER")
+    Traceback (most recent call last):
+    ...
+    dealframe.cli_options.ApiWorded: expected an upper-case ISO 3166 alpha-3 code such as 'USA' (did you mean 'DEU', Germany? 'GER' is no ISO 3166 code), got 'GER'
+    """
+    parts = [part for part in value.split(",") if part.strip()]
+    return [country(part) for part in parts] if parts else [country(value)]
 
 
 def day(value: str) -> str:

@@ -54,7 +54,7 @@ import orjson
 import pandas as pd
 import pyarrow as pa
 
-from dealframe._countries import is_country
+from dealframe._countries import is_country, why_not
 from dealframe._vocab import REGIONS
 from dealframe.arguments import call_secrets
 from dealframe.errors import (
@@ -1401,6 +1401,8 @@ VOCABULARY_FIELDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 ISO3_FIELDS: Mapping[str, tuple[str, ...]] = {
     "companies": ("country",),
     "investors": ("country",),
+    "transactions": ("target_country",),  # deals, fundings, sellside
+    "deals_with_role": ("target_country",),  # buyside, investments
     "search": ("countryCodeIso3",),
     "current": ("countryCodeIso3",),
 }
@@ -1435,9 +1437,9 @@ def document_values(
     ...                      "country": ["GER", "AUS"]})
     >>> document_values(rows, "companies", found)
     >>> [f.message.split(":")[0] for f in found]
-    ['region outside Africa, Central Asia, East Asia, Eastern Europe, Latin America, Middle East, North America, Northern Europe, Oceania, South Asia, South-East Asia, Southern Europe, Western Europe in 1 of 2 rows', 'country in 1 of 2 rows']
+    ['region outside Africa, Central Asia, East Asia, Eastern Europe, Latin America, Middle East, North America, Northern Europe, Oceania, South Asia, South-East Asia, Southern Europe, Western Europe in 1 of 2 rows', 'country no country filter takes in 1 of 2 rows']
     >>> print(list(found)[1].message)
-    country in 1 of 2 rows: 'GER' (1): no assigned ISO 3166 code: a country filter cannot select these rows (rows kept, the values as they came)
+    country no country filter takes in 1 of 2 rows: 'GER' (1; did you mean 'DEU', Germany? 'GER' is no ISO 3166 code) (rows kept, the values as they came: a filter naming the code meant does not select them)
     """
     for name, vocabulary in VOCABULARY_FIELDS.get(answer, {}).items():
         outside_vocabulary(frame, name, vocabulary, found, where=where)
@@ -1462,14 +1464,28 @@ def _not_iso3(frame: pd.DataFrame, name: str, found: Findings, where: str | None
     if not len(odd):
         return
     counts = Counter(odd.tolist()).most_common()
-    shown = ", ".join(f"{quoted(value, 20)} ({n:,})" for value, n in counts[:5])
+    shown = ", ".join(f"{quoted(value, 20)} ({n:,}{_suggested(value)})" for value, n in counts[:5])
     more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
     found.add(
         "unknown_value",
-        f"{name} in {len(odd):,} of {len(frame):,} rows: {shown}{more}: no assigned ISO 3166 "
-        "code: a country filter cannot select these rows (rows kept, the values as they came)",
+        f"{name} no country filter takes in {len(odd):,} of {len(frame):,} rows: {shown}{more} "
+        "(rows kept, the values as they came: a filter naming the code meant does not select "
+        "them)",
         where=where,
     )
+
+
+def _suggested(value: Any) -> str:
+    """What :func:`~dealframe._countries.why_not` says of a country ``value``, after a
+    semicolon (``; did you mean 'USA'?``), or nothing for a value it says nothing of.
+
+    Examples
+    --------
+    >>> _suggested("usa"), _suggested("ZZZ")[:27], _suggested(276)
+    ("; did you mean 'USA'?", "; 'ZZZ' is user-assigned in", '')
+    """
+    said = why_not(value).strip() if isinstance(value, str) else ""
+    return f"; {said[1:-1]}" if said else ""
 
 
 def _inverted(

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from dealframe._countries import is_country
+from dealframe._countries import is_country, meant
 from dealframe.arguments import checked_keywords
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import build_frame
@@ -367,7 +367,8 @@ class _Universe:
     ``countryCodeIso3``), never from the caller: a value the country filters would refuse
     (``GER``, ``ANT``, ``KOS``: no assigned ISO 3166 code, see
     :func:`~dealframe._countries.is_country`) is not passed as one, and as the companies of
-    that country could then be missed, everything is searched instead.
+    that country could then be missed, everything is searched instead; so it is for a
+    country the service leaves null or blank.
     """
 
     def __init__(self, client: Client) -> None:
@@ -379,12 +380,15 @@ class _Universe:
         self._everything = False
 
     def load(self, countries: Iterable[Any]) -> None:
-        given = {c for c in countries if isinstance(c, str) and c} - self._countries
+        given = list(countries)
         if self._everything or not given:
             return
-        wanted = sorted(c for c in given if is_country(c))
-        if len(wanted) < len(given):  # a country no filter takes: its companies are anywhere
+        if not all(isinstance(c, str) and is_country(c) for c in given):
+            # a country no filter takes, or none (null, blank): its companies are anywhere
             self.load_everything()
+            return
+        wanted = sorted(set(given) - self._countries)
+        if not wanted:
             return
         self._countries.update(wanted)
         self._add(
@@ -509,9 +513,40 @@ def _warn_unlinked(unlinked: list[str], direction: str) -> None:
         )
 
 
-def _agreement(same_country: bool | None, sharing: int, who: str) -> str:
-    """The evidence's last words: whether the countries agree, and if the listing is shared."""
-    text = "" if same_country is None else "; same country" if same_country else "; other country"
+def _countries_agree(ours: Any, theirs: Any) -> str:
+    """Evidence words on two countries of one company: ``same country``, ``other country``,
+    compared as the codes they mean (:func:`~dealframe._countries.meant`: the IOC's ``GER``
+    is ``DEU``, said so), ``country 'ZZZ' (no ISO 3166 code)`` for a value meaning none, and
+    nothing when either is null or blank.
+
+    Examples
+    --------
+    >>> _countries_agree("DEU", "DEU"), _countries_agree("DEU", "FRA")
+    ('; same country', '; other country')
+    >>> _countries_agree("GER", "DEU")
+    "; same country ('GER' taken as 'DEU')"
+    >>> _countries_agree("ANT", "ATG"), _countries_agree(None, "DEU")
+    ("; country 'ANT' (no ISO 3166 code)", '')
+    """
+    given = [c for c in (ours, theirs) if isinstance(c, str) and c.strip()]
+    if len(given) < 2:
+        return ""
+    if ours == theirs:
+        return "; same country"
+    codes = [meant(c) for c in given]
+    unknown = [c for c, code in zip(given, codes) if code is None]
+    if unknown:
+        return "; " + "; ".join(f"country {c!r} (no ISO 3166 code)" for c in unknown)
+    if codes[0] != codes[1]:
+        return "; other country"
+    taken = ", ".join(f"{c!r} taken as {code!r}" for c, code in zip(given, codes) if c != code)
+    return f"; same country ({taken})"
+
+
+def _agreement(countries: str, sharing: int, who: str) -> str:
+    """The evidence's last words: whether the countries agree (:func:`_countries_agree`),
+    and if the listing is shared."""
+    text = countries
     if sharing > 1:
         text += f"; {sharing} {who} share this listing: closest name taken"
     return text
@@ -522,12 +557,12 @@ def _describe(
     v1: dict[str, Any] | None,
     v2: dict[str, Any] | None,
     score: float,
-    same_country: bool | None,
+    countries: str,
     counts: tuple[int, int],
 ) -> str:
     where = " and ".join(f"{r['sku']} ({r['name']})" for r in (v2, v1) if r is not None)
     return f"listing {key[0]} on {key[1]} = Family A {where}; name similarity {score:.2f}" + (
-        _agreement(same_country, max(counts), "Family A companies")
+        _agreement(countries, max(counts), "Family A companies")
     )
 
 
@@ -628,7 +663,7 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
         public = v2 or v1
         assert public is not None
         score = scores(p["name"], public["name"])
-        same = None if not isinstance(p["country"], str) else public["country"] == p["country"]
+        countries = _countries_agree(p["country"], public["country"])
         counts = (len(in_v1), len(in_v2))
         rows.append(
             {
@@ -639,7 +674,7 @@ def skus_for_companies(client: Client, company_ids: Iterable[str] | str) -> pd.D
                 "public_country": public["country"],
                 "match": "ambiguous" if max(counts) > 1 else "matched",
                 "name_score": score,
-                "evidence": _describe(key, v1, v2, score, same, counts),
+                "evidence": _describe(key, v1, v2, score, countries, counts),
             }
         )
     _warn_unlinked(unlinked, "skus_for_companies")
@@ -805,9 +840,7 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
             f"name {a['name']!r} resolves to {len(names)} candidate(s); "
             f"{chosen['name']!r} lists {key[0]} on {key[1]} as the SKU does; "
             f"name similarity {score:.2f}"
-        ) + _agreement(
-            country == a["country"] if isinstance(country, str) else None, len(same), "candidates"
-        )
+        ) + _agreement(_countries_agree(country, a["country"]), len(same), "candidates")
         rows.append(
             {
                 **row,

@@ -107,3 +107,25 @@ def test_only_a_refusal_marked_as_the_api_words_it_is_reworded(capsys):
             parser.parse_args(argv)
         line = capsys.readouterr().err.strip()
         assert line.startswith(f"dealframe x: error: {said}"), line
+
+
+def test_countries_are_taken_comma_separated_as_pull_takes_them(capsys, tmp_path, monkeypatch):
+    """``mirror snapshot-public --country DEU,FRA`` used to be refused (``got 'DEU,FRA'``,
+    no hint) where ``dealframe pull`` takes commas: the codes are taken, each checked (a
+    ``GER`` among them still refused with the code meant), and the snapshot holds both."""
+    from dealframe import mirror
+
+    monkeypatch.chdir(tmp_path)
+    code, err = run(
+        ["mirror", "snapshot-public", "m", "--sandbox", "--country", "DEU,FRA", "--country", "GBR"],
+        capsys,
+    )
+    assert code == 0, err
+    current = mirror.load_public(tmp_path / "m", "current")
+    assert set(current["countryCodeIso3"]) == {"DEU", "FRA", "GBR"}, set(current["countryCodeIso3"])
+    code, said = _error(
+        ["mirror", "snapshot-public", "n", "--sandbox", "--country", "DEU,GER"], capsys
+    )
+    assert code == 2
+    assert said.startswith("invalid --country: ") and "(did you mean 'DEU', Germany?" in said, said
+    assert "got 'GER'" in said and not (tmp_path / "n").exists()

@@ -88,3 +88,18 @@ def test_assigned_codes_and_kosovo_are_taken(client):
     assert kosovo.empty and list(kosovo.columns) == list(germany.columns)
     antarctica = client.public.search(countries=["ATA"])  # assigned: empty, but known
     assert antarctica.empty
+
+
+@pytest.mark.parametrize("given", ["ß", "ß ", "\ufb06"])
+def test_a_letter_that_upper_cases_to_two_suggests_no_country(client, proxy, given):
+    """``"ß".upper()`` is ``"SS"`` (and the ligature ``"\ufb06".upper()`` is ``"ST"``): the
+    error used to suggest South Sudan (``did you mean 'SSD'? 'SS' is its ISO 3166 alpha-2
+    code``), or Sao Tome and Principe, for a letter that names no country. Only ASCII text is
+    read as a code in another case."""
+    before = proxy.count(DATA)
+    with pytest.raises(ValidationError) as caught:
+        client.private.companies(country=[given])
+    message = str(caught.value)
+    assert "did you mean" not in message and "alpha-2" not in message, message
+    assert caught.value.argument == "country[0]", message
+    assert proxy.count(DATA) == before

@@ -50,8 +50,9 @@ def test_a_region_and_a_country_outside_the_document_are_said_and_kept(via, prox
     assert len(said) == 2, frame.attrs["findings"]
     assert said[0].startswith("region outside Africa, ") and "'Caribbean' (50)" in said[0]
     assert said[1] == (
-        "country in 50 of 50 rows: 'US' (50): no assigned ISO 3166 code: a country filter "
-        "cannot select these rows (rows kept, the values as they came)"
+        "country no country filter takes in 50 of 50 rows: 'US' (50; did you mean 'USA', "
+        "United States? 'US' is its ISO 3166 alpha-2 code) (rows kept, the values as they "
+        "came: a filter naming the code meant does not select them)"
     )
     assert (frame["region"] == "Caribbean").all() and (frame["country"] == "US").all()
     assert len(got.warned(ServiceContractWarning)) == 2
@@ -66,7 +67,7 @@ def test_an_investor_profile_country_outside_the_document_is_said(via, proxy):
     got = outcome(lambda: via.private.investor(ident))
     assert got.error is None, got.error
     said = _findings(got.value, "unknown_value")
-    assert len(said) == 1 and "'gb' (1): no assigned ISO 3166 code" in said[0], said
+    assert len(said) == 1 and "'gb' (1; did you mean 'GBR', United Kingdom? " in said[0], said
     assert got.value["country"].tolist() == ["gb"]
 
 
@@ -85,10 +86,10 @@ def test_a_family_a_country_code_that_is_no_iso3_is_said(via, proxy, call, code)
     )
     assert got.error is None, got.error
     said = _findings(got.value, "unknown_value")
-    assert len(said) == 1 and said[0].startswith("countryCodeIso3 in "), said
+    assert len(said) == 1, said
+    assert said[0].startswith("countryCodeIso3 no country filter takes in "), said
     assert f"'{code}' (" in said[0] and said[0].endswith(
-        "no assigned ISO 3166 code: a country filter cannot select these rows "
-        "(rows kept, the values as they came)"
+        "(rows kept, the values as they came: a filter naming the code meant does not select them)"
     )
     assert (got.value["countryCodeIso3"] == code).all()
 
@@ -99,6 +100,11 @@ def test_a_private_country_of_the_right_shape_that_no_filter_takes_is_said(via, 
     or ``deu``: the filter ``country=["GER"]`` is refused (pointing to ``DEU``) and
     ``country=["DEU"]`` does not select these rows, so the frame says so. ``GER`` used to
     pass unsaid: only the shape (three capital letters) was checked."""
+    why = {
+        "GER": "; did you mean 'DEU', Germany? 'GER' is no ISO 3166 code",
+        "KOS": "; did you mean 'XKX', Kosovo? 'KOS' is no ISO 3166 code",
+        "deu": "; did you mean 'DEU'?",
+    }
     ident = via.private.companies(limit=1)["id"].iloc[0]
     proxy.add(
         r"^/api/private/v1/companies(/[^/]+)?$", items_edit(lambda it: it.update(country=code))
@@ -111,8 +117,9 @@ def test_a_private_country_of_the_right_shape_that_no_filter_takes_is_said(via, 
         assert got.error is None, got.error
         said = _findings(got.value, "unknown_value")
         assert said == [
-            f"country in {rows} of {rows} rows: '{code}' ({rows}): no assigned ISO 3166 code: a "
-            "country filter cannot select these rows (rows kept, the values as they came)"
+            f"country no country filter takes in {rows} of {rows} rows: '{code}' "
+            f"({rows}{why[code]}) (rows kept, the values as they came: a filter naming the "
+            "code meant does not select them)"
         ], said
         assert len(got.warned(ServiceContractWarning)) == 1
         assert (got.value["country"] == code).all()
@@ -189,3 +196,43 @@ def test_a_region_of_any_length_is_quoted_cut(via, proxy):
     assert "'Caribbean" in said[0] and "(50)" in said[0]
     assert len(said[0]) < 500, len(said[0])  # the value cut, not quoted whole
     assert (got.value["region"] == long).all()  # the value kept as served
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("deals", r"^/api/private/v1/transactions$"),
+        ("fundings", r"^/api/private/v1/companies/[^/]+/fundings$"),
+        ("buyside", r"^/api/private/v1/companies/[^/]+/buyside$"),
+        ("investments", r"^/api/private/v1/investors/[^/]+/investments$"),
+    ],
+)
+def test_a_deal_target_country_no_filter_takes_is_said(via, proxy, method, path):
+    """A deal whose ``target.country`` is ``GER`` (the IOC's Germany): ``deals(target_country=
+    ["GER"])`` is refused and ``["DEU"]`` does not select it, so the frame says so, as it does
+    of a company's ``country``. Deals, fundings, sellside, buyside and investments used to
+    say nothing: only companies, investors and Family A were checked."""
+    if method == "deals":
+        call: Any = lambda: via.private.deals(limit=5)  # noqa: E731
+    else:
+        entity = via.private.investors if method == "investments" else via.private.companies
+        ids = entity(limit=40)["id"].tolist()
+        call = lambda: getattr(via.private, method)(ids)  # noqa: E731
+
+    def ger(item: dict[str, Any]) -> None:
+        if isinstance(item.get("target"), dict):
+            item["target"]["country"] = "GER"
+
+    proxy.add(path, items_edit(ger))
+    got = outcome(call)
+    assert got.error is None, got.error
+    frame = got.value
+    rows = int((frame["target_country"] == "GER").sum())
+    assert rows > 0 and rows == len(frame), frame["target_country"].tolist()
+    said = _findings(frame, "unknown_value")
+    assert said == [
+        f"target_country no country filter takes in {rows} of {rows} rows: 'GER' ({rows}; did "
+        "you mean 'DEU', Germany? 'GER' is no ISO 3166 code) (rows kept, the values as they "
+        "came: a filter naming the code meant does not select them)"
+    ], said
+    assert len(got.warned(ServiceContractWarning)) == 1

@@ -457,7 +457,7 @@ def test_a_profile_country_no_filter_takes_searches_everywhere(via, direct, prox
     assert got.value["country"].tolist().count(code) == 1
     assert asked == [None, None], asked  # v1 and v2, everywhere; never a country filter
     (message,) = got.warned(ServiceContractWarning)
-    assert f"'{code}' (1): no assigned ISO 3166 code" in message, message
+    assert f"'{code}' (1; " in message and "no country filter takes" in message, message
 
 
 @pytest.mark.parametrize("code", ["ANT", "KOS"])
@@ -474,4 +474,45 @@ def test_a_current_country_no_filter_takes_searches_everywhere(via, direct, prox
     assert (got.value["public_country"] == code).all()
     assert asked == [None, None], asked
     (message,) = got.warned(ServiceContractWarning)
-    assert f"'{code}' ({len(skus)}): no assigned ISO 3166 code" in message, message
+    assert f"'{code}' ({len(skus)}; " in message and "no country filter takes" in message
+
+
+@pytest.mark.parametrize("value", [None, "", "  "], ids=["null", "blank", "spaces"])
+def test_a_current_country_left_null_or_blank_searches_everywhere(
+    via, direct, proxy, cohort, value
+):
+    """Current data whose ``countryCodeIso3`` is null or blank: the sibling SKU of each used
+    to be lost (``sku_v1`` NaN, no Family A search sent at all, a country being needed to
+    search by), where a code no filter takes searched everywhere. A country the service
+    leaves out is no filter either: everything is searched, the links are the direct ones."""
+    skus = cohort["sku_v2"].tolist()
+    want = dealframe.companies_for_skus(direct, skus)
+    assert want["sku_v1"].notna().all(), want
+    proxy.add(CURRENT, on_items("countryCodeIso3", lambda i: i.update(countryCodeIso3=value)))
+    asked = searched(proxy)
+    got = outcome(lambda: dealframe.companies_for_skus(via, skus))
+    assert got.error is None, got.error
+    matched_as_direct(got.value, want)
+    assert asked == [None, None], asked  # v1 and v2, everywhere
+
+
+def test_a_profile_country_written_as_the_ioc_does_is_the_same_country(via, direct, proxy, cohort):
+    """A profile's ``GER`` beside a listing's ``DEU`` is one country written two ways: the
+    evidence used to say "other country", where the document's links are those of the codes
+    meant. Both directions say ``same country ('GER' taken as 'DEU')``; a code meaning no
+    country (``ANT``) is said as such, neither same nor other."""
+    german = cohort[cohort["sku_v2"].str.endswith("-DEU")]
+    assert len(german) >= 1, cohort
+    ids, skus = german["company_id"].tolist(), german["sku_v2"].tolist()
+    proxy.add(PROFILE, on_items("country", lambda i: i.update(country="GER")))
+    got = outcome(lambda: dealframe.skus_for_companies(via, ids))
+    assert got.error is None, got.error
+    assert (got.value["match"] == "matched").all(), got.value["evidence"].tolist()
+    for text in got.value["evidence"]:
+        assert text.endswith("; same country ('GER' taken as 'DEU')"), text
+    proxy.reset()
+    proxy.add(CURRENT, on_items("countryCodeIso3", lambda i: i.update(countryCodeIso3="ANT")))
+    back = outcome(lambda: dealframe.companies_for_skus(via, skus))
+    assert back.error is None, back.error
+    for text in back.value["evidence"]:
+        assert text.endswith("; country 'ANT' (no ISO 3166 code)"), text

@@ -122,3 +122,20 @@ def test_an_id_of_another_kind_names_both_kinds_taken(client, call, argument, go
     assert caught.value.argument == argument, said
     if got is not None:
         assert f"got {got}" in said, said
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+@pytest.mark.parametrize("call", ["company", "fundings", "investments"])
+def test_an_id_as_bytes_is_refused_whole(client, ids, call, kind):
+    """An id given as bytes used to be read as a list of numbers: ``company(b"5f38...")``
+    said ``invalid ids[0]: ... got 53`` (the code of its first character). Bytes are one
+    value: refused as such, with the words to decode them."""
+    owner = ids["investor"] if call == "investments" else ids["company"]
+    given = kind(owner.encode())
+    with pytest.raises(ValidationError) as caught:
+        getattr(client.private, call)(given)
+    said = str(caught.value)
+    assert "[0]" not in said and said.endswith(f"got {given!r}"), said  # not "got 53"
+    assert "not bytes (decode them first: .decode())" in said, said
+    with pytest.raises(ValidationError, match=r"ids\[1\]: .*not bytes"):
+        getattr(client.private, call)([owner, kind(owner.encode())])

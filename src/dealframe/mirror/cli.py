@@ -30,7 +30,7 @@ from typing import Any
 from dealframe._wording import counted
 from dealframe.arguments import expanded_path
 
-from ..cli_options import Several, choice, country, day, non_negative, positive_int, region, sku
+from ..cli_options import Several, choice, countries, day, non_negative, positive_int, region, sku
 from ..clitools import UsageError, add_sandbox_options, check_folder, service_client
 from .errors import MirrorDivergenceWarning, MirrorPathError, MirrorVersionError
 from .schema import ENTITIES
@@ -222,14 +222,19 @@ def _compact(args: argparse.Namespace) -> int:
     return 0
 
 
+def _flat(lists: list[list[str]] | None) -> list[str] | None:
+    """The values of an option whose each value is a comma-separated list (``--country``)."""
+    return None if lists is None else [value for values in lists for value in values]
+
+
 def _snapshot(args: argparse.Namespace) -> int:
     from .public import snapshot_public
 
-    filters = {
+    filters: dict[str, Any] = {
         k: v
         for k, v in (
             ("regions", args.region),
-            ("countries", args.country),
+            ("countries", _flat(args.country)),
             ("industries", args.industry),
             ("themes", args.theme),
             ("enterprise_value_above", args.ev_above),
@@ -368,8 +373,9 @@ def register(subparsers: Any) -> None:
         "--country",
         nargs="+",
         action="extend",
-        type=country,
-        help="... ISO-3 countries (repeatable)",
+        type=countries,
+        metavar="CODE[,CODE...]",
+        help="... ISO-3 countries (repeatable, or comma-separated as pull takes them)",
     )
     p.add_argument(
         "--industry", nargs="+", action="extend", help="... industries (verticals; repeatable)"

@@ -17,6 +17,10 @@ __all__ = ["check_ids", "is_one_id"]
 _EXPECTED = "a UUID such as 5f38873f-6e1c-4d6f-ad87-e6977cda30ba"
 #: The kinds of value an id may be, as the errors of a value of another kind word it.
 _KINDS = "a UUID (text or uuid.UUID)"
+#: Bytes, which iterate as numbers: refused whole, as one value.
+_BYTES = (bytes, bytearray, memoryview)
+#: What an error says of bytes given as ids.
+_NOT_BYTES = ", not bytes (decode them first: .decode())"
 
 
 def is_one_id(ids: Any) -> bool:
@@ -36,8 +40,9 @@ def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[s
 
     An id is a string Python's ``uuid.UUID`` reads (upper case, braces, 32 hex digits,
     ``urn:uuid:``) or a ``uuid.UUID`` object. An id with spaces or a line break around it is
-    refused, the error asking ``(strip the spaces?)``, as a SKU with them is: it is not
-    stripped silently (a name is sent as given: spaces may be part of it).
+    refused, the error asking ``(strip the spaces?)``: it is not stripped silently. Bytes
+    (``bytes``, ``bytearray``, ``memoryview``) are refused whole, as one value, with the
+    words to decode them: read as a list they would be numbers (``got 53``).
     ``empty``: an empty list is a list of no ids (the ids of an empty frame), not an error.
 
     Raises
@@ -60,7 +65,13 @@ def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[s
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid ids[0]: expected a UUID (text or uuid.UUID), got 5
+    >>> check_ids(b"5f38873f-6e1c-4d6f-ad87-e6977cda30ba", "id")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid id: expected a UUID (text or uuid.UUID) or a list of them, not bytes (decode them first: .decode()), got b'5f38873f-6e1c-4d6f-ad87-e6977cda30ba'
     """
+    if isinstance(ids, _BYTES):
+        raise ValidationError(argument, f"{_KINDS} or a list of them{_NOT_BYTES}", got=ids)
     if is_one_id(ids):
         items: list[Any] = [ids]
     elif isinstance(ids, Mapping) or not isinstance(ids, Iterable):
@@ -82,7 +93,9 @@ def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[s
                 raise ValidationError(
                     where, f"{_KINDS}, not a null (drop the nulls first: ids.dropna())"
                 )
-            raise ValidationError(where, _KINDS, got=item)
+            raise ValidationError(
+                where, _KINDS + (_NOT_BYTES if isinstance(item, _BYTES) else ""), got=item
+            )
         try:
             out.setdefault(str(uuid.UUID(item)), None)
         except ValueError:
