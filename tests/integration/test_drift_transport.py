@@ -200,6 +200,19 @@ def _budget_client(sandbox: Any, proxy: Any, budget: float) -> Client:
     )
 
 
+def _discovered(client: Client) -> None:
+    """Read the deals' discovery document before the test's rules, within the client's short
+    budget: on a loaded machine (other jobs on both CPUs) the sandbox's answer alone can take
+    longer than it, which says nothing of the case under test, so it is asked again."""
+    for attempt in range(5):
+        try:
+            client.private.schema("transactions")
+            return
+        except TransportError as exc:
+            if exc.kind != "budget" or attempt == 4:
+                raise
+
+
 def _budget_error(error: BaseException | None) -> None:
     """The call ended with a typed error that says the budget ended it (kind ``budget``), not
     the read timeout or the end of the body: what stopped it, rather than when it stopped."""
@@ -217,7 +230,7 @@ BUDGET = 1.0
 
 def test_call_budget_covers_a_body_that_trickles_in(sandbox, proxy):
     with _budget_client(sandbox, proxy, BUDGET) as client:
-        client.private.schema("transactions")  # discovery read before the clock starts
+        _discovered(client)  # discovery read before the clock starts
         proxy.add(DEALS, trickle(4 * BUDGET))
         o = outcome(lambda: client.private.deals(**SMALL))
     _budget_error(o.error)
@@ -239,7 +252,7 @@ def test_call_budget_covers_a_trickling_family_a_chunk(sandbox, proxy, direct):
 
 def test_call_budget_covers_many_pages_that_each_trickle(sandbox, proxy):
     with _budget_client(sandbox, proxy, BUDGET) as client:
-        client.private.schema("transactions")
+        _discovered(client)
         # each page well within the budget; page 1, then the other four at once, are not
         proxy.add(DEALS, trickle(0.7 * BUDGET, pieces=8))
         o = outcome(lambda: client.private.deals())
