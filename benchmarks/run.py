@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import importlib
 import json
@@ -112,7 +113,7 @@ def print_table(figures: dict[str, dict[str, Any]], file: Any = sys.stdout) -> N
 
 def _check_json_target(given: str) -> None:
     """Refuse a ``--json`` path the figures could not be written to, before the run: an
-    existing file (or pipe, ``/dev/fd/N``) must be writable; a new file's nearest existing
+    existing file (or pipe, ``/dev/fd/N``) must open for writing; a new file's nearest existing
     folder must be one a file can be made in (its missing folders are made at the end).
 
     Raises
@@ -124,9 +125,13 @@ def _check_json_target(given: str) -> None:
     expected = "a file path that can be written"
     if target.is_dir():
         raise ValidationError("--json", f"{expected} ({target} is a folder)", got=given)
-    if target.exists():
-        if not os.access(target, os.W_OK):
-            raise ValidationError("--json", f"{expected} ({target} cannot be written)", got=given)
+    if target.exists():  # opened for writing as the end will (an append-only file refuses)
+        try:
+            os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # a named pipe with no reader yet: it may get one
+                why = exc.strerror or type(exc).__name__
+                raise ValidationError("--json", f"{expected} ({why})", got=given) from None
         return
     if not target.parent.exists():  # made at the end: proven makeable now
         check_folder(target.parent, "--json")

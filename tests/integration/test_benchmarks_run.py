@@ -181,3 +181,24 @@ def test_a_json_path_may_be_a_pipe_or_a_new_folder(harness: Any, tmp_path: Path)
     finally:
         os.close(read)
         os.close(write)
+
+
+def test_an_existing_append_only_json_file_is_refused_first(harness: Any, tmp_path: Path) -> None:
+    """An existing file that can be appended to but not rewritten (``chattr +a``) passed the
+    permission check and failed the final write once every benchmark had run: it is opened
+    for writing as the end will open it, before the run."""
+    import shutil
+
+    from dealframe.errors import ValidationError
+
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("chattr") is None:
+        pytest.skip("needs root and chattr")
+    target = tmp_path / "figures.json"
+    target.write_text("{}")
+    if subprocess.run(["chattr", "+a", str(target)], capture_output=True).returncode:
+        pytest.skip("a file system without chattr flags")
+    try:
+        with pytest.raises(ValidationError, match="invalid --json"):
+            harness._check_json_target(str(target))
+    finally:
+        subprocess.run(["chattr", "-a", str(target)], check=True)

@@ -12,6 +12,7 @@ moved; repeats within one page, or no repeat, say neither.
 from __future__ import annotations
 
 import sys
+import uuid
 import warnings
 from pathlib import Path
 from typing import Any
@@ -70,4 +71,30 @@ def test_no_moving_data_is_blamed_without_its_signs(proxy: Any, via: Any, where:
         call = lambda: via.private.deals(**DEALS, cache=False)  # noqa: E731
     _, said = _said(call)
     assert "distinct rows arrived" in said, said  # the shortfall is said
+    assert "move between pages" not in said and "changed during the pull" not in said
+
+
+def test_a_total_that_moves_is_said_when_the_rows_asked_add_up(proxy: Any, via: Any) -> None:
+    """With ``limit``, the rows asked can all arrive while the data moves under the walk:
+    nothing was said, though later pages' ``meta.total`` showed it."""
+    first = via.private.deals(**DEALS, cache=False).attrs["rows_expected"]
+    for page in (2, 3):
+        proxy.add(f"^{P}/transactions$", meta_set(total=first - 40), page=page)
+    frame, said = _said(lambda: via.private.deals(**DEALS, limit=2500, cache=False))
+    assert len(frame) == 2500
+    assert f"meta.total went from {first} to {first - 40} while the pages were read" in said
+
+
+def test_repeats_within_one_page_batches_of_a_union_blame_no_moving_data(
+    proxy: Any, via: Any
+) -> None:
+    """A filter of more ids than a request takes goes out in batches, each one page here: a
+    page repeating its own rows is no sign of rows moving between pages."""
+    targets = via.private.deals(**DEALS, cache=False)["target_id"].dropna().unique()[:60]
+    fake = [str(uuid.UUID(int=n + 1, version=4)) for n in range(1400)]
+    ids = [*targets, *fake]
+    proxy.add(f"^{P}/transactions$", drop_rows(3), repeat_rows(3), times=1)
+    frame, said = _said(lambda: via.private.deals(target_id=ids, cache=False))
+    assert proxy.count(f"^{P}/transactions$") >= 2  # batches, one page each
+    assert "came more than once" in said, said  # the repeats are said
     assert "move between pages" not in said and "changed during the pull" not in said

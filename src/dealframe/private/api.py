@@ -1084,10 +1084,13 @@ class PrivateApi:
             capped = "" if limit is None else " (capped by limit)"
             if any(n is not None for n in pulled.held or []):  # a batch stopped part-way
                 capped = " (capped by limit and by the pages read)"
-            why = _why_short(  # rows moved between the pages of one walk, or between walks
+            # repeats are rows moving between the pages of one walk (of a batch): not
+            # between batches, nor within a page, nor of id lookups
+            paged = pulled.looked_up is None and any(i.page > 1 for i in pages.infos)
+            why = _why_short(
                 pulled.expected - distinct,
                 pages.size,
-                repeated=duplicates if len(pages.infos) > 1 and pulled.looked_up is None else 0,
+                repeated=duplicates if paged else 0,
                 moved=pages.moved,
             )
             found.add(
@@ -1095,6 +1098,12 @@ class PrivateApi:
                 f"meta.total announced {pulled.expected} rows{capped}; {distinct} distinct "
                 f"rows arrived{why}",
                 shortfall=pulled.expected - distinct,
+            )
+        elif pages.moved is not None and not pages.failed:  # the rows asked came, yet moved
+            found.add(
+                "count_mismatch",
+                f"{distinct} distinct rows arrived{_why_short(0, pages.size, moved=pages.moved)}",
+                shortfall=0,
             )
         truncated = limit is not None and (total is None or total > limit)
         attach(
