@@ -13,7 +13,7 @@ Examples
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -24,6 +24,8 @@ UNCHANGED = "unchanged"
 
 _SIGN = re.compile(r"[+-](?=[$\d.])")
 _NONZERO = re.compile(r"[1-9]")
+#: The one replacement field of a spec (``"correlation {:.2f}"``): the figure alone is judged.
+_FIELD = re.compile(r"\{[^{}]*\}")
 
 
 def number(value: float | np.number[Any], spec: str) -> str:
@@ -39,14 +41,22 @@ def number(value: float | np.number[Any], spec: str) -> str:
     ('-1', '+5%', '$0.0m')
     >>> number(-0.004, "correlation {:.2f}"), number(-0.04, "{:.1f}%")
     ('correlation 0.00', '0.0%')
+    >>> number(-0.001, "month 12 {:+.0%}")  # digits of the words around it are not the figure
+    'month 12 0%'
     """
-    text = spec.format(value)
-    return text if _NONZERO.search(text) else _SIGN.sub("", text, count=1)
+    field = _FIELD.search(spec)
+    if field is None:
+        return spec.format(value)
+    figure = field.group().format(value)
+    if not _NONZERO.search(figure):
+        figure = _SIGN.sub("", figure, count=1)
+    return spec[: field.start()].format() + figure + spec[field.end() :].format()
 
 
-def change_text(now: float, before: float, unit: str = "%") -> str:
+def change_text(now: float | None, before: float | None, unit: str = "%") -> str:
     """``+12%`` / ``-3%`` (relative change), ``unchanged`` when it rounds to 0%, or ``n/a``
-    when either value is missing or the earlier one is 0.
+    when either value is missing (NaN, None, ``pd.NA``) or the earlier one is 0 or below (a
+    change relative to a negative figure reads backwards: -2 to -1 is a rise).
 
     ``unit`` is kept for callers that pass it; the change is always relative (``%``).
 
@@ -56,8 +66,10 @@ def change_text(now: float, before: float, unit: str = "%") -> str:
     ('+10%', 'unchanged', 'n/a')
     >>> change_text(3.58, 3.59), change_text(100.6, 100), change_text(99, 100)
     ('unchanged', '+1%', '-1%')
+    >>> change_text(-1.0, -2.0), change_text(None, 1.0)
+    ('n/a', 'n/a')
     """
-    if not (np.isfinite(now) and np.isfinite(before)) or before == 0:
+    if not _finite(now) or not _finite(before) or before <= 0:
         return "n/a"
     text = number(now / before - 1, "{:+.0%}")
     return UNCHANGED if text == "0%" else text
@@ -76,7 +88,7 @@ def money(value: float | None) -> str:
     >>> money(-0.6), money(-0.4), money(-1520.0)
     ('-$1m', '$0m', '-$1.5bn')
     """
-    if value is None or not np.isfinite(value):
+    if not _finite(value):
         return "n/a"
     text = number(value, "{:,.0f}")
     if abs(float(text.replace(",", ""))) >= 1000:
@@ -84,3 +96,17 @@ def money(value: float | None) -> str:
     else:
         text += "m"
     return "-$" + text[1:] if text.startswith("-") else "$" + text
+
+
+def _finite(value: Any) -> TypeGuard[float]:
+    """Whether ``value`` is a finite number (not None, NaN, ``pd.NA``, NaT or infinite).
+
+    Examples
+    --------
+    >>> _finite(1.5), _finite(None), _finite(float("inf")), _finite(np.float32(2))
+    (True, False, False, True)
+    """
+    try:
+        return bool(np.isfinite(value))
+    except (TypeError, ValueError):  # None, pd.NA (ambiguous), text
+        return False

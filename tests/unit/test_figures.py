@@ -81,3 +81,43 @@ def test_the_group_history_says_a_change_under_half_a_percent_as_the_card_does()
     history.iloc[-1, 0] = 3.2
     alt = alt_text(group_history(history, ax=figure()[1]))
     assert "Latest 2025-01: 3.20x; -11% on twelve months earlier (3.59x)." in alt
+
+
+def test_only_the_figure_of_a_spec_decides_its_sign():
+    """A digit in the words around the figure ("month 12") let a negative zero through."""
+    assert number(-0.001, "month 12 {:+.0%}") == "month 12 0%"
+    assert number(-0.02, "month 12 {:+.0%}") == "month 12 -2%"
+
+
+@pytest.mark.parametrize("now, before", [(-1.0, -2.0), (-0.002, -0.001), (None, 1.0), (pd.NA, 1)])
+def test_no_change_is_read_from_a_missing_or_negative_earlier_figure(now, before):
+    """-2 to -1 read as "-50%" though the value rose; a missing value raised ``TypeError``."""
+    assert change_text(now, before) == "n/a"
+
+
+def test_money_of_a_missing_value_is_na():
+    assert money(pd.NA) == "n/a" and money(None) == "n/a"
+
+
+def test_the_charts_write_counts_with_separators():
+    pytest.importorskip("matplotlib")
+    from dealframe.plot import alt_text, comps_multiples, figure, growth_vs_multiple
+
+    n = 1500
+    rng = np.random.default_rng(3)
+    current = pd.DataFrame(
+        {
+            "name": [f"C{i}" for i in range(n)],
+            "revenueGrowthNtmLtm": rng.normal(0.1, 0.2, n),
+            "evRevenueNtm": rng.uniform(1, 9, n),
+            "enterpriseValue": rng.uniform(10, 1000, n),
+            "revenueNtm": rng.uniform(10, 100, n),
+        }
+    )
+    fig, ax = figure()
+    growth_vs_multiple(current, ax=ax)
+    assert ax.get_title(loc="left").startswith("Growth against EV/Revenue NTM, 1,500 of 1,500 companies")
+    fig, ax = figure()
+    comps_multiples(current, "evRevenueNtm", top=1200, ax=ax)
+    assert "1,200 largest of 1,500 companies" in ax.get_title(loc="left")
+    assert "for the 1,200 largest of 1,500 companies" in alt_text(ax)

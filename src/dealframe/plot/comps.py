@@ -170,7 +170,7 @@ def comps_multiples(
         else current.head(top)
     )
     short = _short(column)
-    title = f"{short}, {len(shown)} largest of {counted(len(current), 'company')}"
+    title = f"{short}, {len(shown):,} largest of {counted(len(current), 'company')}"
     ax = axes_for(ax, 7.0, 0.24 * max(len(shown), 4) + 1.3)
     xlabel, ylabel = _axis(column), _COMPANY_LABELS[0]
     if not len(shown):
@@ -225,7 +225,7 @@ def comps_multiples(
     bound_value = MULTIPLE_BOUNDS.get(key) if bound is None else bound
     above = f" or above {bound_value:g}x" if bound_value is not None else ""
     alt = (
-        f"Horizontal bars of {short} for the {len(shown)} largest of "
+        f"Horizontal bars of {short} for the {len(shown):,} largest of "
         f"{counted(len(current), 'company')} by enterprise value. Median of the "
         f"{counted(len(ok_all), 'meaningful value')}: "
         + (number(median, "{:.1f}x.") if np.isfinite(median) else "n/a.")
@@ -235,8 +235,8 @@ def comps_multiples(
             if np.isfinite(values).any()
             else ""
         )
-        + f" {counts['NM']} shown as NM (negative denominator{above}), "
-        f"{counts['n/a']} as n/a (no value)."
+        + f" {counts['NM']:,} shown as NM (negative denominator{above}), "
+        f"{counts['n/a']:,} as n/a (no value)."
     )
     finish(
         ax, title, xlabel, ylabel, alt, grid="x", title_pad=_LEGEND_PAD if ax.get_legend() else 6.0
@@ -303,7 +303,7 @@ def growth_vs_multiple(
     ys = values.to_numpy(dtype=float)
     ok = np.isfinite(xs) & np.isfinite(ys) & (ys > 0)
     short = _short(y)
-    title = f"Growth against {short}, {int(ok.sum())} of {counted(len(current), 'company')}"
+    title = f"Growth against {short}, {int(ok.sum()):,} of {counted(len(current), 'company')}"
     xlabel, ylabel = _axis(x), _axis(y) + ", log scale"
     if not ok.any():
         return empty(ax, title, xlabel, ylabel)

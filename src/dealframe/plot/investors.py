@@ -70,11 +70,11 @@ def top_investors(deals: pd.DataFrame, *, top: int = 15, ax: Axes | None = None)
     ax.legend(fontsize=8, frameon=False, loc="lower right")
     first = table.iloc[0]
     alt = (
-        f"Horizontal bars of the {len(table)} most active of "
+        f"Horizontal bars of the {len(table):,} most active of "
         f"{counted(len(everyone), 'investor')} in {counted(len(deals), 'deal')}, split into "
         f"deals led and deals bought. Most active: {first['name']} with "
         f"{counted(int(first['deals']), 'deal')} ({int(first['led']):,} led, "
-        f"{int(first['bought']):,} bought); number {len(table)}: {table.iloc[-1]['name']} with "
+        f"{int(first['bought']):,} bought); number {len(table):,}: {table.iloc[-1]['name']} with "
         f"{int(table.iloc[-1]['deals']):,}."
     )
     return finish(ax, title, xlabel, ylabel, alt, grid="x")
