@@ -26,7 +26,7 @@ pytest.importorskip("matplotlib")
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import Proxy, drop_connection, edit, html
+from _drift_proxy import Proxy, api_error, drop_connection, edit, html, recount
 
 import dealframe.sandbox
 from dealframe.cli import main
@@ -34,6 +34,11 @@ from dealframe.cli import main
 V1_SEARCH = "^/api/v1/companies$"
 V1_SERIES = "^/api/v1/companies/time-series$"
 FIGURE = "public median EV/Revenue NTM"
+
+
+def _every_second_company(doc: Any) -> Any:
+    doc["data"] = doc["data"][::2]
+    return doc
 
 
 def _no_company(doc: Any) -> Any:
@@ -50,7 +55,7 @@ def served() -> Iterator[tuple[Any, Proxy]]:
         yield sb, proxy
 
 
-def _report(served: Any, out: Path, monkeypatch: Any, capsys: Any) -> dict[str, Any]:
+def _report(served: Any, out: Path, monkeypatch: Any, capsys: Any, *args: str) -> dict[str, Any]:
     sb, proxy = served
     for name, value in {
         "DEALFRAME_BASE_URL": proxy.url,
@@ -62,7 +67,7 @@ def _report(served: Any, out: Path, monkeypatch: Any, capsys: Any) -> dict[str, 
         monkeypatch.setenv(name, value)
     capsys.readouterr()
     try:
-        status = main(["report", "--out", str(out), "--quiet"])
+        status = main(["report", "--out", str(out), "--quiet", *args])
     except SystemExit as exc:
         status = exc.code
     said = capsys.readouterr()
@@ -80,30 +85,43 @@ def _report(served: Any, out: Path, monkeypatch: Any, capsys: Any) -> dict[str, 
 
 
 @pytest.mark.parametrize(
-    ("path", "action", "why"),
+    ("path", "actions", "why"),
     [
-        (V1_SEARCH, edit(_no_company, "no company"), "search (v1) found no company"),
-        (V1_SERIES, html(200), "its pulls failed"),
-        (V1_SERIES, drop_connection(), "its pulls failed"),
+        (V1_SEARCH, [edit(_no_company, "no company")], "search (v1) found no company"),
+        (V1_SERIES, [html(200)], "its pulls failed"),
+        (V1_SERIES, [drop_connection()], "its pulls failed"),
+        # the old code counted the companies returned (5 of 10: n=5) and said nothing
+        (
+            V1_SERIES,
+            [edit(_every_second_company, "every second company"), recount()],
+            "the series (v1) returned 5 of 10 companies",
+        ),
     ],
-    ids=["v1-search-empty", "series-unreadable", "series-connection-dropped"],
+    ids=["v1-search-empty", "series-unreadable", "series-connection-dropped", "series-half"],
 )
-def test_a_public_n_that_cannot_be_read_is_na_and_said(
-    served, tmp_path, monkeypatch, capsys, path, action, why
+def test_a_public_n_that_cannot_be_read_is_null_and_said(
+    served, tmp_path, monkeypatch, capsys, path, actions, why
 ):
     _, proxy = served
     proxy.reset()
-    proxy.add(path, action)
+    proxy.add(path, *actions)
     got = _report(served, tmp_path / "r", monkeypatch, capsys)
     assert got["status"] == 0, got["stderr"]
     assert got["stdout"].strip().endswith("report.html")
-    assert "public median's n" in got["stderr"] and why in got["stderr"], got["stderr"]
+    said = [line for line in got["stderr"].splitlines() if "public median's n" in line]
+    assert len(said) == 1 and why in said[0], got["stderr"]
+    assert "that month) of Western Europe is not known: " in said[0]  # a cohort without name
+    assert "headline.csv leaves it empty (null)" in said[0]
     public = got["headline"].set_index("figure").loc[FIGURE]
     assert len(public) == 2
-    assert public["n"].isna().all()  # not known: n/a, never 0 nor the group's size
+    assert str(public["n"].dtype) == "Int64"
+    assert public["n"].isna().all()  # not known: null, never 0, a smaller count, the group's size
     assert public["value"].notna().all()  # the medians themselves are the group's answer
+    csv = pd.read_csv(tmp_path / "r" / "headline.csv", dtype=str, keep_default_na=False)
+    assert (csv.loc[csv["figure"] == FIGURE, "n"] == "").all()  # an empty cell, not "n/a"
     page = got["page"].replace("&#x27;", "'")
-    assert "Public median n (" in page and "not known, so written n/a" in page and why in page
+    assert "Public median n (" in page and "not known, so left empty (null)" in page
+    assert why in page
     pulls = got["manifest"]["provenance"]
     assert pulls["members"]["endpoint"] == "POST /api/v2/companies"
     if path == V1_SEARCH:  # its answer is recorded: it is why the n is not known
@@ -139,3 +157,49 @@ def test_the_public_n_pulls_are_in_the_provenance(served, tmp_path, monkeypatch,
     table = got["page"].split("Pulls behind the page", 1)[1]
     for name in ("members", "public_counts_search", "public_counts_series", "headline_aggregates"):
         assert name in table
+
+
+def test_the_warning_names_each_cohort_of_a_config_file(served, tmp_path, monkeypatch, capsys):
+    # two cohorts of the same companies: the old warning named them alike, twice
+    _, proxy = served
+    proxy.reset()
+    proxy.add(V1_SERIES, html(200))
+    config = tmp_path / "two.toml"
+    config.write_text(
+        f'out = "{(tmp_path / "r").as_posix()}"\n'
+        '[[cohort]]\nname = "we-vc"\nregion = "Western Europe"\ndeal_type = ["Venture"]\n'
+        '[[cohort]]\nname = "we-ma"\nregion = "Western Europe"\ndeal_type = ["M&A"]\n',
+        encoding="utf-8",
+    )
+    sb, _ = served
+    for name, value in {
+        "DEALFRAME_BASE_URL": proxy.url,
+        "DEALFRAME_PUBLIC_TOKEN": sb.public_token,
+        "DEALFRAME_PRIVATE_KEY": sb.private_key,
+        "DEALFRAME_CACHE": "0",
+        "DEALFRAME_CACHE_PATH": str(tmp_path / "cache"),
+    }.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    try:
+        status = main(["report", "--config", str(config), "--quiet"])
+    except SystemExit as exc:
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 0, err
+    said = [line for line in err.splitlines() if "public median's n" in line]
+    assert len(said) == 2, err
+    assert "of cohort we-vc (Western Europe) is not known" in said[0]
+    assert "of cohort we-ma (Western Europe) is not known" in said[1]
+
+
+def test_no_n_warning_when_a_later_stage_fails_the_report(served, tmp_path, monkeypatch, capsys):
+    # every v1 search fails: the n's first, then compare_multiples', which fails the report
+    _, proxy = served
+    proxy.reset()
+    proxy.add(V1_SEARCH, api_error(500, "internal", "down"))
+    got = _report(served, tmp_path / "r", monkeypatch, capsys)
+    assert got["status"] == 1, got["stderr"]
+    assert got["headline"] is None  # no page written
+    assert proxy.count(V1_SEARCH) >= 2  # the n's search was asked, and failed, first
+    assert "public median's n" not in got["stderr"], got["stderr"]  # said of no page

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,7 @@ import pandas as pd
 from dealframe._wording import counted, matching
 from dealframe.arguments import checked_keywords, integer_in
 from dealframe.errors import ValidationError
+from dealframe.notices import MissingDataWarning
 from dealframe.plot.shaping import (
     co_investment_pairs,
     investor_activity,
@@ -23,7 +25,7 @@ from dealframe.plot.shaping import (
 
 from .cohort import DEFAULT_COHORT, Cohort, check_metric, parse_cohort, parse_date
 from .files import json_safe, prepare_out_dir, write_manifest, write_tables, write_text
-from .gather import ReportData, gather
+from .gather import ReportData, gather, public_n_unknown
 from .headline import CI_LEVEL, SMALL_N, Headline, build_headline
 from .pages import page_sections
 from .progress import Progress, stderr_sink
@@ -250,6 +252,13 @@ def build_report(
     dealframe.errors.DealframeError
         Whatever the client raises (authentication, transport, service errors).
 
+    Warns
+    -----
+    dealframe.notices.MissingDataWarning
+        Once the page is written, when the public median's ``n`` is not known (its pulls
+        failed, or their answer cannot stand behind the group's median): ``headline``'s ``n``
+        of the public rows is left empty (null).
+
     Examples
     --------
     >>> import dealframe, dealframe.sandbox
@@ -331,6 +340,9 @@ def build_report(
             out / "manifest.json", _manifest(data, tables, written, generated)
         )
         st.done(f"report.html, manifest.json and {counted(len(written), 'table')}")
+    said = public_n_unknown(data)
+    if said is not None:  # once the page is written: a later stage's failure writes none
+        warnings.warn(said, MissingDataWarning, stacklevel=2)
     return ReportPaths(
         html=html_path, manifest=manifest_path, tables=written, seconds=steps.elapsed
     )

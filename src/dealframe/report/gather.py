@@ -14,12 +14,12 @@ the appendix use that one value.
 Every pull the page is built from is in ``provenance`` (``manifest.json``, Appendix C), those
 :func:`~dealframe.compare_multiples` makes too (:func:`~.recording.recording`: its frames stay
 inside it), by endpoint and period. The pulls of the public median's ``n`` only give that
-``n``: when they fail, the page is written with it unknown, said (:func:`_card_counts`).
+``n``: when they fail, the page is written with it unknown, said (:func:`_card_counts`,
+:func:`public_n_unknown`); a pull that failed is said there, not in ``provenance``.
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ from dealframe.comparison import Comparison, compare_multiples, methodology_read
 from dealframe.errors import DealframeError, ValidationError
 from dealframe.frames.nested import to_lists
 from dealframe.frames.public import current_frame
-from dealframe.notices import MissingDataWarning, missing_expected
+from dealframe.notices import missing_expected
 from dealframe.plot.shaping import investor_activity, participant_rows
 from dealframe.private.aggregate import threshold_read_elsewhere
 from dealframe.provenance import combined_from_cache
@@ -55,6 +55,7 @@ __all__ = [
     "Unserved",
     "card_months",
     "gather",
+    "public_n_unknown",
     "report_window",
 ]
 
@@ -292,9 +293,10 @@ def _card_counts(
     The group's answer gives each month's median, not of how many values: the group's
     members of the same version (v1) and their series of that field over those months count
     them. These pulls only give ``n``: when one fails, or its answer cannot stand behind the
-    group's median (no member, no value in a month the group has a median of), the page is
-    still written, with that ``n`` unknown and said why. Each pull made is added to
-    ``pulls`` (by its provenance name).
+    group's median (no member, companies the series left out, no value in a month the group
+    has a median of), the page is still written, with that ``n`` unknown and said why. Each
+    pull answered is added to ``pulls`` (by its provenance name); a pull that failed is not
+    (its error is the reason given).
     """
     months = card_months(history)
     if months is None:  # no median on the card: no n to count, no request
@@ -317,6 +319,11 @@ def _card_counts(
         pulls["public_counts_series"] = wide
     except DealframeError as exc:
         return _no_counts(), f"its pulls failed: {str(exc).splitlines()[0]}"
+    left_out = wide.attrs.get("missing_skus") or []
+    if left_out:  # their values are not known: a count of the others would read as the n
+        return _no_counts(), (
+            f"the series (v1) returned {len(found) - len(left_out)} of {len(found)} companies"
+        )
     local = group_time_series(wide, counts=True)
     column = f"n_{CARD_FIELD}"
     counts = local[[column]] if column in local else _no_counts()
@@ -328,6 +335,34 @@ def _card_counts(
                 "where the group has a median"
             )
     return counts, None
+
+
+def public_n_unknown(data: ReportData) -> str | None:
+    """The warning that the public median's ``n`` is not known (None when it is), naming the
+    cohort: its ``name`` when it has one (two cohorts of a config file may select the same
+    companies), its companies' label. Said once the page is written (by ``build_report``),
+    never before a later stage fails the report.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> data = SimpleNamespace(cohort=Cohort(region="Western Europe", name="we-vc"),
+    ...                        history_counts_unread="its pulls failed: 503")
+    >>> print(public_n_unknown(data))  # doctest: +NORMALIZE_WHITESPACE
+    the public median's n (the companies with a value of evRevenueNtm that month) of cohort
+    we-vc (Western Europe) is not known: its pulls failed: 503; headline.csv leaves it empty
+    (null)
+    """
+    if data.history_counts_unread is None:
+        return None
+    cohort = data.cohort
+    who = cohort.companies_label
+    if cohort.name:
+        who = f"cohort {cohort.name} ({who})"
+    return (
+        f"the public median's n (the companies with a value of {CARD_FIELD} that month) of "
+        f"{who} is not known: {data.history_counts_unread}; headline.csv leaves it empty (null)"
+    )
 
 
 def _public(
@@ -355,14 +390,6 @@ def _public(
         fields=list(HISTORY_FIELDS), date_from=first, date_to=last, **cohort.public_filters()
     )
     counts, unread = _card_counts(client, cohort, history, pulls)
-    if unread is not None:
-        warnings.warn(
-            # the cohort named: one warning per cohort of a config file, none taken for another's
-            f"the public median's n of {cohort.companies_label} (the companies with a value of "
-            f"{CARD_FIELD} that month) is not known: {unread}; headline.csv writes it n/a",
-            MissingDataWarning,
-            stacklevel=2,
-        )
     return members, current, group_current, history, counts, unread
 
 

@@ -487,7 +487,7 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
     if data.history_counts_unread is not None:  # the page is written all the same: said here
         methodology += (
             "Public median n (the companies with a value of EV/Revenue NTM that month, "
-            "headline.csv): not known, so written n/a; "
+            "headline.csv): not known, so left empty (null); "
             f"{data.history_counts_unread}.",
         )
     return Section(
