@@ -116,7 +116,9 @@ def test_the_charts_write_counts_with_separators():
     )
     fig, ax = figure()
     growth_vs_multiple(current, ax=ax)
-    assert ax.get_title(loc="left").startswith("Growth against EV/Revenue NTM, 1,500 of 1,500 companies")
+    assert ax.get_title(loc="left").startswith(
+        "Growth against EV/Revenue NTM, 1,500 of 1,500 companies"
+    )
     fig, ax = figure()
     comps_multiples(current, "evRevenueNtm", top=1200, ax=ax)
     assert "1,200 largest of 1,500 companies" in ax.get_title(loc="left")

@@ -236,7 +236,7 @@ def _compare(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
         for label, c in data.comparisons.items()
     }
     comps_text = "Listed companies with a value in the period: " + ", ".join(
-        f"{n} over the {label} ({k} linked)" for label, (n, k) in linked.items()
+        f"{n:,} over the {label} ({k:,} linked)" for label, (n, k) in linked.items()
     )
     comparison = t["multiples_comparison"].assign(
         metric=lambda f: f["metric"].map(lambda m: METRIC_LABELS[m][0]),

@@ -174,7 +174,7 @@ def comps_display(comps: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
     head = head.reindex(columns=shown.columns).astype(object)
     counts = summary.loc["n"].reindex(shown.columns)
     n_row = pd.DataFrame(
-        [[f"{int(v)}" if pd.notna(v) else "" for v in counts]],
+        [[f"{int(v):,}" if pd.notna(v) else "" for v in counts]],
         columns=shown.columns,
         index=["n (meaningful)"],
         dtype=object,
