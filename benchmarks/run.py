@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import errno
 import gc
 import importlib
 import json
@@ -125,13 +124,17 @@ def _check_json_target(given: str) -> None:
     expected = "a file path that can be written"
     if target.is_dir():
         raise ValidationError("--json", f"{expected} ({target} is a folder)", got=given)
+    if target.exists() and not target.is_file():  # a pipe, /dev/fd/N: not opened now (a
+        # reader of a named pipe would take the open and close for its end)
+        if not os.access(target, os.W_OK):
+            raise ValidationError("--json", f"{expected} ({target} cannot be written)", got=given)
+        return
     if target.exists():  # opened for writing as the end will (an append-only file refuses)
         try:
-            os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
+            os.close(os.open(target, os.O_WRONLY))
         except OSError as exc:
-            if exc.errno != errno.ENXIO:  # a named pipe with no reader yet: it may get one
-                why = exc.strerror or type(exc).__name__
-                raise ValidationError("--json", f"{expected} ({why})", got=given) from None
+            why = exc.strerror or type(exc).__name__
+            raise ValidationError("--json", f"{expected} ({why})", got=given) from None
         return
     if not target.parent.exists():  # made at the end: proven makeable now
         check_folder(target.parent, "--json")

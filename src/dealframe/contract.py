@@ -1459,7 +1459,8 @@ def _not_iso3(frame: pd.DataFrame, name: str, found: Findings, where: str | None
     values = frame[name].astype(object)
     present = values[values.notna()]
     unique = pd.unique(present.to_numpy(dtype=object))  # each value checked once, not each row
-    wrong = [v for v in unique if not (isinstance(v, str) and is_country(v))]
+    # a blank is no country, as a null is (the link reads both so): not a code meant
+    wrong = [v for v in unique if not (isinstance(v, str) and (is_country(v) or not v.strip()))]
     odd = present[present.isin(wrong)] if wrong else present.iloc[:0]
     if not len(odd):
         return

@@ -420,7 +420,9 @@ class _Universe:
 def _listed(queries: Any) -> Any:
     """A list of the queries when they are a collection (an iterator is read once), else as
     given, for the argument checks to refuse."""
-    if isinstance(queries, (str, Mapping)) or not isinstance(queries, Iterable):
+    if isinstance(queries, (str, bytes, bytearray, memoryview, Mapping)) or not isinstance(
+        queries, Iterable
+    ):  # one value (bytes too: refused whole by the checks, not read as numbers)
         return queries
     return list(queries)
 

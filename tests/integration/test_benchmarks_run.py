@@ -202,3 +202,23 @@ def test_an_existing_append_only_json_file_is_refused_first(harness: Any, tmp_pa
             harness._check_json_target(str(target))
     finally:
         subprocess.run(["chattr", "-a", str(target)], check=True)
+
+
+def test_a_named_pipe_is_not_opened_by_the_check(
+    harness: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening and closing a named pipe's write end gives a reader waiting on it the end at
+    once: the check did, so ``cat f > out`` ended before the run and the final write waited
+    forever for a reader (the figures lost). A pipe is checked for permission only."""
+    fifo = tmp_path / "figures"
+    os.mkfifo(fifo)
+    opened: list[str] = []
+    real_open = os.open
+
+    def recorded(path: Any, *args: Any, **kwargs: Any) -> int:
+        opened.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", recorded)
+    harness._check_json_target(str(fifo))
+    assert str(fifo) not in opened

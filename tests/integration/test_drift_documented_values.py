@@ -236,3 +236,18 @@ def test_a_deal_target_country_no_filter_takes_is_said(via, proxy, method, path)
         "came: a filter naming the code meant does not select them)"
     ], said
     assert len(got.warned(ServiceContractWarning)) == 1
+
+
+def test_a_blank_target_country_is_no_code_meant(via, proxy):
+    """A blank country is no country, as a null is: it was said as a value "no country filter
+    takes", as if a code were meant."""
+
+    def blank(item: dict[str, Any]) -> None:
+        if isinstance(item.get("target"), dict):
+            item["target"]["country"] = ""
+
+    proxy.add(r"^/api/private/v1/transactions$", items_edit(blank))
+    got = outcome(lambda: via.private.deals(limit=5, cache=False))
+    assert got.error is None, got.error
+    assert (got.value["target_country"].fillna("") == "").all()
+    assert not any("no country filter takes" in f for f in _findings(got.value, "unknown_value"))

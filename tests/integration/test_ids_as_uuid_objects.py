@@ -139,3 +139,15 @@ def test_an_id_as_bytes_is_refused_whole(client, ids, call, kind):
     assert "not bytes (decode them first: .decode())" in said, said
     with pytest.raises(ValidationError, match=r"ids\[1\]: .*not bytes"):
         getattr(client.private, call)([owner, kind(owner.encode())])
+
+
+def test_the_link_refuses_bytes_whole(client, ids):
+    """``skus_for_companies(client, b"...")`` read the bytes as a list of numbers before the
+    id check saw them (``invalid company_ids[0]: ... got 52``)."""
+    import dealframe
+
+    given = ids["company"].encode()
+    with pytest.raises(ValidationError) as caught:
+        dealframe.skus_for_companies(client, given)
+    said = str(caught.value)
+    assert "[0]" not in said and "not bytes" in said, said

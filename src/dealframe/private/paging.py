@@ -102,7 +102,6 @@ from ..transport.paging import (
     held_back,
     show_progress,
     submit,
-    unsent,
 )
 from ..transport.session import resume
 from ..transport.stragglers import sooner
@@ -1039,7 +1038,7 @@ def _walk_rest(
                         raise  # closed from another thread: every later page would fail alike
                     # the service is down, or asked this client to wait longer than it waits
                     # (no request of it goes out before then): the rest is not tried
-                    if walk.fail(number, exc) or held_back(exc) or unsent(exc):
+                    if walk.fail(number, exc) or held_back(exc):
                         _stop(walk, window, exc, next_page, planned)
                         break
                     continue
