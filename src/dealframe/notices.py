@@ -17,6 +17,7 @@ __all__ = [
     "data_warning",
     "findings_held",
     "held",
+    "holding",
     "missing_expected",
     "missing_held",
     "missing_kept",
@@ -81,6 +82,29 @@ def missing_expected() -> Iterator[None]:
         _MISSING_EXPECTED.reset(token)
 
 
+@contextmanager
+def holding(where: ContextVar[list[str] | None]) -> Iterator[list[str]]:
+    """A new list set in ``where`` for the current thread or task while the block runs (the
+    one before it set again after), yielded: what a warning would say goes there instead,
+    for the caller to say once (:func:`missing_held`, :func:`findings_held`,
+    :func:`dealframe.frames.normalize.warnings_noted`).
+
+    Examples
+    --------
+    >>> where: ContextVar[list[str] | None] = ContextVar("example", default=None)
+    >>> with holding(where) as said:
+    ...     where.get().append("noted")
+    >>> said, where.get()
+    (['noted'], None)
+    """
+    said: list[str] = []
+    token = where.set(said)
+    try:
+        yield said
+    finally:
+        where.reset(token)
+
+
 #: Where this thread's (or task's) missing-data warnings go instead (:func:`missing_held`).
 _MISSING_HELD: ContextVar[list[str] | None] = ContextVar("dealframe_missing_held", default=None)
 
@@ -101,12 +125,8 @@ def missing_held() -> Iterator[list[str]]:
     >>> said
     ['no value in this window']
     """
-    said: list[str] = []
-    token = _MISSING_HELD.set(said)
-    try:
+    with holding(_MISSING_HELD) as said:
         yield said
-    finally:
-        _MISSING_HELD.reset(token)
 
 
 #: Whether this thread (or task) is shaping answers of the service (:func:`reading_answers`).
@@ -159,12 +179,8 @@ def findings_held() -> Iterator[list[str]]:
     >>> held("not held outside the block")
     False
     """
-    said: list[str] = []
-    token = _FINDINGS_HELD.set(said)
-    try:
+    with holding(_FINDINGS_HELD) as said:
         yield said
-    finally:
-        _FINDINGS_HELD.reset(token)
 
 
 def held(message: str) -> bool:

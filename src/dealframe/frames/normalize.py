@@ -60,7 +60,7 @@ from dealframe.frames.schemas import (
     Schema,
     dtype_of,
 )
-from dealframe.notices import data_warning, user_stacklevel
+from dealframe.notices import data_warning, holding, user_stacklevel
 
 __all__ = [
     "as_records",
@@ -806,12 +806,8 @@ def warnings_noted() -> Iterator[list[str]]:
     ['marketCap: empty strings "" where a number or null is documented: read as null',
      "marketCap: text that is not a finite number ('NaN'): read as written"]
     """
-    noted: list[str] = []
-    token = _WARN_NOTED.set(noted)
-    try:
+    with holding(_WARN_NOTED) as noted:
         yield noted
-    finally:
-        _WARN_NOTED.reset(token)
 
 
 def _warn(
