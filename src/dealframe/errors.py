@@ -38,7 +38,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import orjson
 from requests.structures import CaseInsensitiveDict
@@ -62,6 +62,7 @@ __all__ = [
     "UnknownArgumentError",
     "CallError",
     "ValidationError",
+    "answer_said",
     "did_you_mean",
     "error_from_response",
     "incomplete",
@@ -71,10 +72,13 @@ __all__ = [
     "reworded",
     "stated_wait",
     "summarize_body",
+    "with_answers",
     "without_python_types",
 ]
 
 _MISSING = object()
+#: An error that :func:`with_answers` returns as itself.
+_E = TypeVar("_E", bound=BaseException)
 #: The values a ValidationError keeps on ``.got`` (what a service's JSON holds).
 _JSON_TYPES = (str, int, float, bool, list, dict, type(None))
 #: The tokens of the client whose call is running in this context: set by
@@ -119,24 +123,104 @@ class RequestInfo:
         return f"{self.method} {self.path}"
 
 
+def _seconds_said(seconds: float) -> str:
+    """A wait as a message says it, to a tenth (an HTTP date's wait is 2.58255 s from now).
+
+    Examples
+    --------
+    >>> _seconds_said(2.58255), _seconds_said(30.0), _seconds_said(0.05)
+    ('2.6 s', '30 s', '0.05 s')
+    """
+    shown = round(seconds, 1) if seconds >= 0.1 else seconds
+    return f"{shown:g} s"
+
+
 def _context(
     request: RequestInfo | None,
     attempts: int,
     note: str | None,
     retry_after: float | None = None,
     retry_after_from: str | None = None,
+    answers: Sequence[str] = (),
 ) -> str:
-    """What an error's message says after its own words: the request, the attempts made, the
-    wait the service asked for (and the header that said it, when not ``Retry-After``), a
-    note."""
+    """What an error's message says after its own words: the request, the attempts made (and
+    the ``answers`` they got, when given: :func:`_answers_shown`), the wait the service asked
+    for (and the header that said it, when not ``Retry-After``), a note."""
     text = f" ({request})" if request is not None else ""
-    if attempts > 1:
-        text += f"; gave up after {attempts} attempts"
-    if retry_after is not None:  # to a tenth (an HTTP date's wait is 2.58255 s from now)
-        shown = round(retry_after, 1) if retry_after >= 0.1 else retry_after
-        text += f"; the service asked to wait {shown:g} s"
+    if attempts > 1 or answers:
+        text += f"; gave up after {attempts} attempt{'s' if attempts != 1 else ''}"
+        text += f" ({', '.join(answers)})" if answers else ""
+    if retry_after is not None:
+        text += f"; the service asked to wait {_seconds_said(retry_after)}"
         text += f" ({retry_after_from})" if retry_after_from else ""
     return text + (f"; {note}" if note else "")
+
+
+def answer_said(error: BaseException) -> str:
+    """How an error's message names one answer its request got before it gave up: the
+    status, with the wait it asked (``429 (asked to wait 30 s)``); a failure with no HTTP
+    answer, its kind (``timeout``, ``connection``, ``truncated`` ...); a success answer
+    whose body broke the interface document, its status and finding.
+
+    Examples
+    --------
+    >>> answer_said(RateLimitedError(429, "RATE_LIMITED", "Slow down", retry_after=30))
+    '429 (asked to wait 30 s)'
+    >>> answer_said(ServerError(503, "UNAVAILABLE", "down")), answer_said(
+    ...     TransportError("no answer", kind="timeout"))
+    ('503', 'timeout')
+    >>> answer_said(ServiceContractError(200, "not JSON", finding="invalid_body"))
+    '200 (invalid_body)'
+    """
+    if isinstance(error, ServiceContractError):
+        return f"{error.status} ({error.finding})"
+    if isinstance(error, ApiError):
+        said = str(error.status)
+        if error.retry_after is not None:
+            said += f" (asked to wait {_seconds_said(error.retry_after)})"
+        return said
+    return str(getattr(error, "kind", type(error).__name__))
+
+
+def _answers_shown(error: ApiError | TransportError) -> tuple[str, ...]:
+    """The answers ``error``'s message lists (:func:`_context`): all of ``.answers`` when one
+    of them is not of the error's own status (or kind), none when every answer was (its
+    message says them: ``503 ...; gave up after 6 attempts``; none kept: none said). The
+    error's own answer, last, is named by its status alone: the message says the rest (the
+    wait it asked)."""
+    answers, own = error.answers, answer_said(error)
+    word = own.split(" ", 1)[0]
+    if all(a.split(" ", 1)[0] == word for a in answers):
+        return ()
+    if answers[-1] == own:
+        return (*answers[:-1], word)
+    return answers
+
+
+def with_answers(error: _E, answers: Sequence[str]) -> _E:
+    """``error`` (an :class:`ApiError` or :class:`TransportError`) with the ``answers`` its
+    request got, in order (:func:`answer_said` of each), kept in ``.answers`` and said in its
+    message when they are not all of its own status (``gave up after 3 attempts (503, 503,
+    429)``); returns itself. ``answers`` that are not one per attempt (``.attempts``) are
+    not kept: some were not known.
+
+    Examples
+    --------
+    >>> info = RequestInfo("POST", "/api/v2/companies", "public")
+    >>> error = RateLimitedError(429, "RATE_LIMITED", "Slow down", request=info, attempts=3,
+    ...                          retry_after=30)
+    >>> str(with_answers(error, ["503", "503", "429 (asked to wait 30 s)"]))
+    '429 RATE_LIMITED: Slow down (POST /api/v2/companies); gave up after 3 attempts (503, 503, \
+429); the service asked to wait 30 s'
+    >>> str(with_answers(ServerError(503, "UNAVAILABLE", "down", attempts=2), ["503", "503"]))
+    '503 UNAVAILABLE: down; gave up after 2 attempts'
+    """
+    if isinstance(error, (ApiError, TransportError)):
+        # some not known (a request resumed on another thread, whose attempts began there):
+        # none kept, rather than a list that reads as every answer
+        error.answers = tuple(answers) if len(answers) == error.attempts else ()
+        error.args = (error._render(),)
+    return error
 
 
 def _listed(items: Sequence[Any]) -> str:
@@ -478,6 +562,11 @@ class ApiError(DealframeError):
         Method, path (no query string) and family of the failing request.
     attempts : int
         How many times the request was sent before giving up.
+    answers : tuple of str
+        What each of those attempts got, in order (:func:`answer_said`: ``("503", "503",
+        "429 (asked to wait 30 s)")``), when the client sent the request and gave up on it;
+        the message lists them when one is not of the error's own status (``gave up after 3
+        attempts (503, 503, 429)``). Empty for an error made otherwise.
     retry_after : float or None
         Seconds the service asked to wait, if it said: ``Retry-After``, else, for a rate
         limit (:class:`RateLimitedError`) or a 503, ``RateLimit-Reset`` or
@@ -504,6 +593,7 @@ class ApiError(DealframeError):
     failed: Sequence[Any] = ()
     labels: Sequence[str] = ()
     retry_after_from: str | None = None
+    answers: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -566,7 +656,12 @@ class ApiError(DealframeError):
 
     def _render(self) -> str:
         return f"{self.status} {self.code}: {self._describe()}" + _context(
-            self.request, self.attempts, self.note, self.retry_after, self.retry_after_from
+            self.request,
+            self.attempts,
+            self.note,
+            self.retry_after,
+            self.retry_after_from,
+            _answers_shown(self),
         )
 
 
@@ -642,7 +737,12 @@ token; check DEALFRAME_PUBLIC_TOKEN (or --public-token); each family accepts onl
             "accepts only its own token"
         )
         return f"{self.status} {self.code}: {self._describe()} ({self.request}): {said}" + _context(
-            None, self.attempts, self.note, self.retry_after, self.retry_after_from
+            None,
+            self.attempts,
+            self.note,
+            self.retry_after,
+            self.retry_after_from,
+            _answers_shown(self),
         )
 
 
@@ -835,7 +935,14 @@ class TransportError(DealframeError):
         How many times it was sent.
     kind : str
         A short label: ``connection``, ``timeout``, ``truncated``, ``invalid_json`` ...
+
+    Attributes
+    ----------
+    answers : tuple of str
+        What each attempt got, in order, as :attr:`ApiError.answers` (``("503", "timeout")``).
     """
+
+    answers: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -850,7 +957,13 @@ class TransportError(DealframeError):
         self.attempts = attempts
         self.kind = kind
         self.note = note
-        super().__init__(message + _context(request, attempts, note))
+        self._said = _call_blanked(message)
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        return self._said + _context(
+            self.request, self.attempts, self.note, answers=_answers_shown(self)
+        )
 
     def with_note(self, note: str) -> Self:
         """This error with ``note`` added after its own note and at the end of its message,

@@ -1590,9 +1590,11 @@ class PrivateApi:
         ids = groups[False] + groups[True]
         # the live and the deleted deals' single forms are one call's: its findings said once
         found = Findings(f"GET {PREFIX}/transactions/{{id}}")
-        failed: list[BaseException] = []  # of profiles that failed for good, or went unsent
+        # the ids whose profile failed for good, or went unsent, and the error of each
+        failed: list[str] = []
+        errors: list[BaseException] = []
         parts = [_single_deals([])]
-        for gone, wanted in groups.items():
+        for n, (gone, wanted) in enumerate(groups.items()):
             if not wanted:
                 continue
             try:
@@ -1611,13 +1613,18 @@ class PrivateApi:
                         )
                     )
             except IncompleteResultError as exc:  # some requests failed for good
-                failed += exc.errors or [exc]
+                failed += exc.failed
+                errors += exc.errors or [exc] * len(exc.failed)
                 if isinstance(exc.partial, pd.DataFrame):
                     parts.append(exc.partial)
             except RateLimitedError as exc:  # none sent (the gate shut past the budget)
                 if not unsent(exc):
                     raise
-                failed.append(exc)  # the listing is kept as the error's partial all the same
+                # the listing is kept as the error's partial all the same; every deal of
+                # this group and of those not tried after it is named, each with the error
+                left = [i for later in list(groups.values())[n:] for i in later]
+                failed += left
+                errors += [exc] * len(left)
                 break
             except BadRequestError:
                 if not gone:
@@ -1642,12 +1649,12 @@ class PrivateApi:
         # the list's pages and the profiles built the frame: both counted, both in from_cache
         out.attrs["requests"] = frame.attrs.get("requests", 0) + requests
         out.attrs["from_cache"] = combined_from_cache([frame.attrs, *(p.attrs for p in parts)])
-        if failed:
+        if failed:  # the deals answered 404 are in attrs["profiles"]["missing_ids"] too
             raise IncompleteResultError(
                 len(ids),
                 len(returned),
-                missing,
-                errors=failed,
+                failed,
+                errors=errors,
                 partial=out,
                 what="deal profiles",
             )

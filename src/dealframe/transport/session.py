@@ -36,7 +36,7 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -62,8 +62,10 @@ from dealframe.errors import (
     TransportError,
     ValidationError,
     _scrub,
+    answer_said,
     error_from_response,
     summarize_body,
+    with_answers,
 )
 from dealframe.notices import DealframeWarning, ServiceContractWarning, user_stacklevel
 from dealframe.transport import body as _body
@@ -912,6 +914,7 @@ class Transport:
         spare = 0  # a straggler's second send: it does not use up a retry
         resolver_failures = 0  # temporary resolver failures (EAI_AGAIN) of this call
         refusals = 0  # connections refused in this call
+        answers: list[str] = []  # what each attempt got (answer_said), for the final error
         while True:
             answer, resumed = resumed, None
             if answer is not None:  # its attempts were made elsewhere: its body, judged here
@@ -921,7 +924,14 @@ class Transport:
                     raise closed_error()
                 attempt += 1
                 stored = self._through_gate(
-                    info, url, kwargs, use_cache and not force, expire, deadline, attempt - 1
+                    info,
+                    url,
+                    kwargs,
+                    use_cache and not force,
+                    expire,
+                    deadline,
+                    attempt - 1,
+                    answers,
                 )
                 if stored is not None:
                     return stored  # held back, and answered from the cache: nothing is sent
@@ -933,12 +943,15 @@ class Transport:
                             f", waiting out a rate limit ({info.family} requests of this "
                             f"client wait {left:.1f} s more)"
                         )
-                    raise TransportError(
-                        budget_text(self.settings.call_budget, when),
-                        request=info,
-                        attempts=attempt - 1,
-                        kind="budget",
-                        note=_NARROW,
+                    raise with_answers(
+                        TransportError(
+                            budget_text(self.settings.call_budget, when),
+                            request=info,
+                            attempts=attempt - 1,
+                            kind="budget",
+                            note=_NARROW,
+                        ),
+                        answers,
                     )
             try:
                 if answer is not None:
@@ -963,6 +976,7 @@ class Transport:
             # Out of the except block: the error raised below carries no __context__ (a
             # foreign exception there would hold the request and its Authorization header).
             self.stats._fault(failure.kind)
+            answers.append(answer_said(failure.error))
             force = True  # never let a retry be answered by a cached entry
             delay = _retry.retry_delay(
                 attempt,
@@ -990,7 +1004,7 @@ class Transport:
                 )
             if note is not None:
                 self.stats._add(failures=1)
-                error = self._final(failure, note)
+                error = self._final(failure, note, answers)
                 if isinstance(error, RateLimitedError):
                     if self._too_long(failure.retry_after):
                         self._hold(error, failure.retry_after, info.family)
@@ -1056,6 +1070,7 @@ class Transport:
         expire: float | None,
         deadline: float | None,
         sent: int,
+        answers: Sequence[str] = (),
     ) -> Response | None:
         """Wait at the gate (a 429's wait or the client's backoff, shared by every worker,
         however long) before a send; None once the request may go (or the ``deadline``
@@ -1066,7 +1081,8 @@ class Transport:
         request's family longer than ``retry_after_max`` (a wait the service asked that this
         client does not make: :meth:`_hold`), there before or made while waiting, is not
         waited for: the request is not sent, and fails with the error that says how long is
-        left (:meth:`_held_back`; ``sent``: the times this request was sent before). Once no
+        left (:meth:`_held_back`; ``sent``: the times this request was sent before, ``answers``
+        what those got). Once no
         more than ``retry_after_max`` of the hold is left, it is waited out at the gate,
         unless the call's ``deadline`` comes first: a wait the budget left cannot outlast is
         not made, and the request not sent (the
@@ -1086,9 +1102,11 @@ class Transport:
                     return stored
             if left > longest:
                 self.stats._add(failures=1, held_back=1)
-                raise self._held_back(info, left, by, sent)
+                raise self._held_back(info, left, by, sent, answers)
             if deadline is not None:  # a wait the budget cannot outlast: not slept, said
-                if (outlasted := self._gate_outlasts(info, closed, deadline, sent)) is not None:
+                if (
+                    outlasted := self._gate_outlasts(info, closed, deadline, sent, answers)
+                ) is not None:
                     self.stats._add(failures=1)
                     raise outlasted
             if closed <= 0:
@@ -1117,7 +1135,12 @@ class Transport:
         )
 
     def _gate_outlasts(
-        self, info: RequestInfo, closed: float, deadline: float, sent: int
+        self,
+        info: RequestInfo,
+        closed: float,
+        deadline: float,
+        sent: int,
+        answers: Sequence[str] = (),
     ) -> RateLimitedError | None:
         """The error of a request that the gate of its family holds ``closed`` seconds more
         than the call's ``deadline`` leaves (the request is not sent), None when the wait fits.
@@ -1127,8 +1150,9 @@ class Transport:
         limit's that closed the gate, whatever this request's own earlier answers were (a 503
         before a retry); ``.attempts`` is ``sent`` (0: the call sent nothing of it, and a
         call of many requests none of which went out raises it itself:
-        :func:`~dealframe.transport.paging.map_concurrent`)
-        and the message says ``not sent again`` after an attempt."""
+        :func:`~dealframe.transport.paging.map_concurrent`), ``.answers`` what those got
+        (``answers``), and the message says ``not sent again`` after an attempt, and those
+        answers (``gave up after 2 attempts (503, 503)``)."""
         left = deadline - time.monotonic()
         if closed <= max(left, 0.0):
             return None
@@ -1144,6 +1168,7 @@ class Transport:
             note=f"call again after {clock_text(utc_in(closed))}"
             + (", or raise call_budget" if budget is not None else ""),
         )
+        with_answers(error, answers)  # before .retry_after: the message does not say it
         error.retry_after = math.ceil(closed * 10) / 10  # what is left of the wait
         return error
 
@@ -1176,11 +1201,12 @@ class Transport:
         error.with_note(note)
 
     def _held_back(
-        self, info: RequestInfo, left: float, by: Any, sent: int = 0
+        self, info: RequestInfo, left: float, by: Any, sent: int = 0, answers: Sequence[str] = ()
     ) -> RateLimitedError:
         """The error of a request not sent because the service asked this client to wait
         longer than ``retry_after_max`` and ``left`` seconds of that wait remain (``by``:
-        what :meth:`_hold` said of it, kept by the gate)."""
+        what :meth:`_hold` said of it, kept by the gate; ``sent``: the times this request was
+        sent before, ``answers`` what those got, said as :meth:`_gate_outlasts` says them)."""
         max_wait = self.settings.retry_after_max
         status, code, asked = 429, "RATE_LIMITED", None
         if isinstance(by, _Hold):
@@ -1204,6 +1230,7 @@ class Transport:
             note=f"call again after {clock_text(until)}, or raise retry_after_max",
             limited_by=by.limited_by if isinstance(by, _Hold) else None,
         )
+        with_answers(error, answers)  # before .retry_after: the message does not say it
         error.retry_after = math.ceil(left * 10) / 10  # what is left of the wait, not the wait
         error.held_until = until
         return error
@@ -1247,13 +1274,18 @@ class Transport:
         return found
 
     @staticmethod
-    def _final(failure: _Retry, note: str) -> Exception:
+    def _final(failure: _Retry, note: str, answers: Sequence[str]) -> Exception:
+        """The error of a request given up on: its last failure's, with ``note`` (why it was
+        not retried) and every answer the request got (``answers``, in order: the message
+        lists them when one is not of this error's own status, ``gave up after 3 attempts
+        (503, 503, 429)``; it used to name the last alone)."""
         error = failure.error
         if failure.kind == "budget":  # its message already says the budget ran out
             note = _NARROW
-        if note and isinstance(error, (ApiError, TransportError)):
-            error.note = note
-            error.args = (f"{error.args[0]}; {note}",)
+        if isinstance(error, (ApiError, TransportError)):
+            if note:
+                error.note = f"{error.note}; {note}" if error.note else note
+            with_answers(error, answers)
         return error
 
     def _failure_text(self, kind: str, exc: BaseException) -> str:
