@@ -612,12 +612,13 @@ class Settings:
         ):
             raise ConfigurationError("cache_path must be a file path", field="cache_path")
         try:
-            object.__setattr__(self, "cache_path", Path(path).expanduser())
+            file = Path(path).expanduser()
         except (RuntimeError, TypeError, ValueError) as exc:  # e.g. "~nobody/x"
             raise ConfigurationError(
                 f"cache_path {path!r} is not usable: {exc}", field="cache_path"
             ) from None
-        _check_cache_file(self.cache_path, self.cache_enabled)
+        _check_cache_file(file, self.cache_enabled)
+        object.__setattr__(self, "cache_path", file)
 
     # -- tokens ---------------------------------------------------------------------------
 
