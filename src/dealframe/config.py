@@ -316,7 +316,12 @@ def _check_base_url(value: Any, allow_insecure_http: bool) -> str | None:
             f"base_url must not contain spaces or control characters, got {value!r}",
             field="base_url",
         )
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+    except ValueError as exc:  # "http://[::1": Invalid IPv6 URL
+        raise ConfigurationError(
+            f"base_url is not a valid URL ({exc}), got {value!r}", field="base_url"
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigurationError(
             f"base_url must be an http:// or https:// URL with a host, got {value!r}",
@@ -607,11 +612,13 @@ class Settings:
         ):
             raise ConfigurationError("cache_path must be a file path", field="cache_path")
         try:
-            object.__setattr__(self, "cache_path", Path(path).expanduser())
+            file = Path(path).expanduser()
         except (RuntimeError, TypeError, ValueError) as exc:  # e.g. "~nobody/x"
             raise ConfigurationError(
                 f"cache_path {path!r} is not usable: {exc}", field="cache_path"
             ) from None
+        _check_cache_file(file, self.cache_enabled)
+        object.__setattr__(self, "cache_path", file)
 
     # -- tokens ---------------------------------------------------------------------------
 
@@ -731,6 +738,34 @@ def _known(cls: type[Settings], names: Mapping[str, Any]) -> None:
         raise ConfigurationError(
             f"unknown setting(s): {', '.join(unknown)}{did_you_mean(unknown[0], known)}",
             field=unknown[0],
+        )
+
+
+def _check_cache_file(path: Path, enabled: bool) -> None:
+    """Refuse a ``cache_path`` that exists and is neither a file nor a folder (a device such
+    as ``/dev/null``, a pipe, a socket): SQLite would open it and fail at the first request
+    with its own error. A folder is refused when the cache opens (it names the folder).
+
+    Examples
+    --------
+    >>> _check_cache_file(Path("/dev/null"), True)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ConfigurationError: cache_path /dev/null is not a regular file ...
+    >>> _check_cache_file(Path("/dev/null"), False)  # no cache: the path is not used
+    """
+    if not enabled:
+        return
+    try:
+        special = path.exists() and not (path.is_file() or path.is_dir())
+    except OSError:  # a path the user cannot look into: the cache's opening says why
+        return
+    if special:
+        raise ConfigurationError(
+            f"cache_path {path} is not a regular file (a device, pipe or socket): the HTTP "
+            "cache is a SQLite file. To turn the cache off, pass cache_enabled=False "
+            "(DEALFRAME_CACHE=0)",
+            field="cache_path",
         )
 
 

@@ -757,14 +757,15 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
     items = [skus] if isinstance(skus, str) else skus
     if isinstance(items, Mapping) or not isinstance(items, Iterable):
         raise ValidationError("skus", "a SKU or a list of SKUs", got=skus)
-    wanted = list(dict.fromkeys(items))
-    for i, sku in enumerate(wanted):
+    items = list(items)
+    for i, sku in enumerate(items):  # before the duplicates go: a list in it is unhashable
         if not isinstance(sku, str) or sku_version(sku) is None:
             raise ValidationError(
                 f"skus[{i}]",
                 "a v1 SKU <EXCHANGE>_<TICKER> or a v2 SKU <TICKER>-<ISO3>[.N]",
                 got=sku,
             )
+    wanted = list(dict.fromkeys(items))
     known = _identities(client, wanted)
     universe = _Universe(client)
     universe.load(k["country"] for k in known.values())

@@ -1,5 +1,5 @@
 """Timestamps without an offset are read as UTC and said, over real HTTP through the drift
-proxy; RFC 3339's lower-case ``z`` is read as ``Z``.
+proxy; RFC 3339's lower-case ``z`` and ``t`` are read as ``Z`` and ``T``.
 
 The interface document gives every timestamp an offset. A service writing its local time
 without one (``2023-09-28T15:53:22``, even a date alone in a timestamp field) used to be read
@@ -91,6 +91,23 @@ def test_a_lower_case_z_is_read_as_utc(company, fresh, proxy):
     assert o.error is None, repr(o.error)
     assert o.value["updated_at"].iloc[0] == pd.Timestamp("2023-09-28 15:53:07.25", tz="UTC")
     assert not _offsets(o), o.caught
+
+
+@pytest.mark.parametrize(
+    "stamp", ["2023-09-28t15:53:07.250z", "2023-09-28t17:53:07.250+02:00"], ids=["tz", "t-offset"]
+)
+def test_a_lower_case_t_is_read_as_the_separator(stamp, company, fresh, proxy):
+    """RFC 3339 allows a lower-case ``t`` between date and time, as ``z``: the profile's
+    stamp and a list's stamps are read (every Family B read used to fail as "not ISO8601")."""
+    proxy.add(PROFILE, set_field("updated_at", stamp), method="GET")
+    proxy.add(COMPANIES, set_field("created_at", stamp))
+    o = outcome(lambda: fresh.private.company(company))
+    assert o.error is None, repr(o.error)
+    assert o.value["updated_at"].iloc[0] == pd.Timestamp("2023-09-28 15:53:07.25", tz="UTC")
+    assert not _offsets(o), o.caught
+    listed = outcome(lambda: fresh.private.companies(limit=5))
+    assert listed.error is None, repr(listed.error)
+    assert (listed.value["created_at"] == pd.Timestamp("2023-09-28 15:53:07.25", tz="UTC")).all()
 
 
 def test_a_list_of_many_pages_says_it_once(fresh, proxy):

@@ -189,6 +189,10 @@ def _values(column: Any, argument: str) -> np.ndarray:
             "a column (Series) of JSON text, as the frames hold list and object fields",
             got=type(column).__name__,
         )
+    if isinstance(column, np.ndarray) and column.ndim != 1:  # df[["a", "b"]].values
+        raise ValidationError(
+            argument, "a column: one dimension", got=f"an array of shape {column.shape}"
+        )
     return np.asarray(pd.Series(column, copy=False).to_numpy(dtype=object, na_value=None))
 
 

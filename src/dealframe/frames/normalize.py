@@ -237,6 +237,8 @@ _OFFSET = re.compile(
 #: RFC 3339's lower-case ``z`` (UTC) ending a timestamp, which pandas refuses: written ``Z``
 #: (``\1Z\2``) by Arrow, only when some value holds a ``z`` at all.
 _LOWER_Z = re.compile(r"(\d\s*)z(\s*)$")
+#: RFC 3339 (section 5.6) allows a lower-case ``t`` between the date and the time, as ``z``.
+_LOWER_T = re.compile(r"^(\s*\d{4}-?\d{2}-?\d{2})t(\d)")
 #: What :func:`to_utc` notes, by field, in place of warning (:func:`offsets_noted`): how many
 #: timestamps stated no offset, and the first of them.
 _NOTED: ContextVar[dict[str, tuple[int, str]] | None] = ContextVar(
@@ -309,7 +311,7 @@ def offsets_noted() -> Iterator[dict[str, tuple[int, str]]]:
 def to_utc(
     values: Sequence[Any], name: str = "timestamp", *, warn: bool = True
 ) -> pd.DatetimeIndex:
-    """ISO 8601 strings (any offset, ``Z`` or ``z``) as ``datetime64[us, UTC]``.
+    """ISO 8601 strings (any offset, ``Z`` or ``z``, ``T`` or ``t``) as ``datetime64[us, UTC]``.
 
     Arrow's parser handles the common case (every value with an offset); anything
     else goes through :func:`pandas.to_datetime` with ``format="ISO8601"``. A value
@@ -328,6 +330,8 @@ def to_utc(
     9
     >>> str(to_utc(["2024-03-01T10:00:00.5z"])[0])
     '2024-03-01 10:00:00.500000+00:00'
+    >>> str(to_utc(["2024-03-01t10:00:00+01:00"])[0])  # RFC 3339's lower-case separator
+    '2024-03-01 09:00:00+00:00'
     """
     fast = _arrow_cast(values, pa.timestamp("us", tz="UTC"))
     if fast is None and _finer_than_us(values):  # ``...22.123456789Z``: floored, as by pandas
@@ -339,6 +343,8 @@ def to_utc(
     texts = pa.array([v if isinstance(v, str) else None for v in values], _TEXT)
     if pc.any(pc.match_substring(texts, "z")).as_py():  # a regex over every value otherwise
         texts = pc.replace_substring_regex(texts, _LOWER_Z.pattern, r"\1Z\2")
+    if pc.any(pc.match_substring(texts, "t")).as_py():
+        texts = pc.replace_substring_regex(texts, _LOWER_T.pattern, r"\1T\2")
     raw = texts.to_numpy(zero_copy_only=False)
     try:  # a text read as no time ("nan", "NaT") is null, no timestamp without offset
         out = pd.to_datetime(pd.Index(raw, dtype=object), utc=True, format="ISO8601")
