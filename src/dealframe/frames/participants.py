@@ -60,7 +60,7 @@ from dealframe.frames.user_columns import (
 )
 from dealframe.notices import DealframeWarning, MissingInvestorsWarning, user_stacklevel
 
-__all__ = ["co_investment_edges", "explode_participants", "role_names"]
+__all__ = ["co_investment_edges", "explode_participants", "participant_countries", "role_names"]
 
 #: Deal columns repeated on every participant row.
 _CARRIED = ("deal_date", "deal_type", "deal_subtype", "target_id", "deleted")
@@ -119,6 +119,40 @@ def _read_roles(deals: pd.DataFrame, roles: list[str]) -> tuple[np.ndarray, dict
     so a participant's text is parsed once whichever role and deal it is in."""
     columns = [_COLUMN_OF[role] for role in roles]
     return object_lists([deals[c] for c in columns], PARTICIPANT_FIELDS, columns)
+
+
+def participant_countries(
+    deals: pd.DataFrame,
+) -> tuple[tuple[str, ...], np.ndarray, pa.Array] | None:
+    """The ``country`` of every participant of the participant columns ``deals`` has
+    (``lead_investors``, ``buyers``, ``investors``: JSON text, or lists of objects), read as
+    one (:func:`~dealframe.frames.objects.object_lists`: each distinct participant parsed once).
+
+    Returns
+    -------
+    tuple or None
+        ``(columns, rows, countries)``: the columns read, the position (0-based) of the deal
+        each participant is in, and its ``country`` (an Arrow string array, dictionary-encoded
+        when the participants were read piece by piece; null where it has none). None when
+        ``deals`` has no row or no participant column, or a cell that is no list of objects
+        (what the frame's shape is said elsewhere).
+
+    Examples
+    --------
+    >>> deals = pd.DataFrame({"buyers": ['[{"country":"GER"}]', None],
+    ...                       "lead_investors": ['[]', '[{"country":"USA"},{"country":null}]']})
+    >>> columns, rows, countries = participant_countries(deals)
+    >>> columns, rows.tolist(), countries.to_pylist()
+    (('lead_investors', 'buyers'), [1, 1, 0], ['USA', None, 'GER'])
+    """
+    columns = tuple(c for c in PARTICIPANT_COLUMNS if c in deals.columns)
+    if not columns or not len(deals):
+        return None
+    try:
+        rows, values = object_lists([deals[c] for c in columns], ("country",), list(columns))
+    except ValidationError:
+        return None
+    return columns, rows % len(deals), values["country"]
 
 
 def _carried(deals: pd.DataFrame) -> dict[str, Any]:
