@@ -53,7 +53,6 @@ import numpy as np
 import orjson
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from dealframe._countries import is_country, why_not
 from dealframe._vocab import REGIONS
@@ -101,6 +100,7 @@ __all__ = [
     "meta_values",
     "missing_fields",
     "no_meta",
+    "not_countries",
     "null_fields",
     "outside_vocabulary",
     "quoted",
@@ -108,6 +108,7 @@ __all__ = [
     "respelled_fields",
     "read_page",
     "rows_deduped",
+    "say_not_iso3",
     "shaping",
     "shaping_findings",
     "text_offsets",
@@ -1407,9 +1408,6 @@ ISO3_FIELDS: Mapping[str, tuple[str, ...]] = {
     "search": ("countryCodeIso3",),
     "current": ("countryCodeIso3",),
 }
-#: Answers whose rows hold lists of Participant objects (``buyers``, ``lead_investors``, and
-#: single deals' ``investors``): the ``country`` of each is checked as :data:`ISO3_FIELDS` are.
-PARTICIPANT_ANSWERS = frozenset({"transactions", "deals_with_role"})
 #: Pairs of date columns of which the first, by its name, is never after the second.
 ORDERED_FIELDS: Mapping[str, tuple[tuple[str, str], ...]] = {
     "portfolio": (("first_invested", "last_invested"),),
@@ -1449,8 +1447,6 @@ def document_values(
         outside_vocabulary(frame, name, vocabulary, found, where=where)
     for name in ISO3_FIELDS.get(answer, ()):
         _not_iso3(frame, name, found, where)
-    if answer in PARTICIPANT_ANSWERS:
-        _participants_not_iso3(frame, found, where)
     for first, last in ORDERED_FIELDS.get(answer, ()):
         _inverted(frame, first, last, found, where)
 
@@ -1464,37 +1460,18 @@ def _not_iso3(frame: pd.DataFrame, name: str, found: Findings, where: str | None
         return
     values = frame[name].astype(object)
     present = values[values.notna()]
-    _say_not_iso3(
+    say_not_iso3(
         name, present.to_numpy(dtype=object), np.arange(len(present)), len(frame), found, where
     )
 
 
-def _participants_not_iso3(frame: pd.DataFrame, found: Findings, where: str | None) -> None:
-    """:func:`_not_iso3` of the ``country`` of the participants of deal rows (``buyers``,
-    ``lead_investors``, ``investors``: lists of Participant objects, JSON text or lists), in
-    one finding whatever the column, each value once (the rows that carry it counted)."""
-    from dealframe.frames.participants import participant_countries  # frames import this module
-
-    read = participant_countries(frame)
-    if read is None:
-        return
-    columns, rows, countries = read
-    distinct = countries.dictionary if isinstance(countries, pa.DictionaryArray) else countries
-    if not _not_countries(pc.unique(distinct).drop_null().to_pylist()):
-        return  # as a rule: each distinct value looked at once, no row counted
-    values = np.asarray(countries.to_pylist(), dtype=object)
-    kept = pd.notna(values)
-    label = f"participants' country ({', '.join(columns)})"
-    _say_not_iso3(label, values[kept], rows[kept], len(frame), found, where)
-
-
-def _not_countries(values: Iterable[Any]) -> list[Any]:
+def not_countries(values: Iterable[Any]) -> list[Any]:
     """The ``values`` (each once) no country filter takes: not an assigned code; a blank is
     no country, as a null is (the link reads both so), not a code meant."""
     return [v for v in values if not (isinstance(v, str) and (is_country(v) or not v.strip()))]
 
 
-def _say_not_iso3(
+def say_not_iso3(
     label: str,
     values: np.ndarray,
     rows: np.ndarray,
@@ -1505,7 +1482,7 @@ def _say_not_iso3(
     """The ``unknown_value`` finding of the country ``values`` (nulls left out), each of the
     row at the same place of ``rows``, of ``of`` rows: each value no country filter takes said
     once, with the rows that carry it and the code meant; nothing when there is none."""
-    wrong = _not_countries(pd.unique(values))  # each value checked once, not each row
+    wrong = not_countries(pd.unique(values))  # each value checked once, not each row
     if not wrong:
         return
     odd = pd.Series(values, dtype=object).isin(wrong).to_numpy()

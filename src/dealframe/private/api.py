@@ -62,6 +62,7 @@ from ..errors import (
 from ..field_names import fields_noted
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
+from ..frames.participants import say_participant_countries
 from ..frames.said import rows_kept, rows_said_later, say_kept
 from ..frames.schemas import DEAL_PROFILE_ONLY, PROFILE_FIELDS, ROLES
 from ..notices import (
@@ -239,6 +240,20 @@ limit : int, optional
 
 #: What ``deals(..., with_investors=True)`` reads of each single deal.
 _PROFILE_ONLY_FIELDS = ("id", "target", "investors")
+
+
+#: Answers whose rows hold lists of Participant objects (``buyers``, ``lead_investors``, and
+#: single deals' ``investors``): their ``country`` is checked as a deal's ``target_country``.
+_PARTICIPANT_ANSWERS = frozenset({"transactions", "deals_with_role"})
+
+
+def _document_values(frame: pd.DataFrame, answer: str, found: Findings) -> None:
+    """:func:`~dealframe.contract.document_values` of the rows of ``answer``, and the
+    participants' countries of deal rows
+    (:func:`~dealframe.frames.participants.say_participant_countries`)."""
+    document_values(frame, answer, found)
+    if answer in _PARTICIPANT_ANSWERS:
+        say_participant_countries(frame, found)
 
 
 def _absent_keys(items: list[Any], entity: str) -> dict[str, np.ndarray]:
@@ -1034,7 +1049,7 @@ class PrivateApi:
         say_kept(found, later, rows_kept(received, at))
         # of the rows returned: a null cut away by ``limit`` is not the user's to look for
         null_fields(frame, entity, found, missing=absent)
-        document_values(frame, entity, found)  # a region, a country outside the document
+        _document_values(frame, entity, found)  # a region, a country outside the document
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
             # a page=1 of new rows, and the rows add up: later calls count from 0 too
             self._first_page = 0
@@ -1228,7 +1243,7 @@ class PrivateApi:
             ids = frame["id"].to_numpy(dtype=object)
             absent = {name: ids[lacks[at]].tolist() for name, lacks in lacking.items()}
         say_kept(found, later, rows_kept(built, at))  # of the rows returned alone (the copy kept)
-        document_values(frame, entity, found)  # a region, a country outside the document
+        _document_values(frame, entity, found)  # a region, a country outside the document
         if read.page is not None and read.page != page:
             found.add("wrong_page", f"asked for page {page}, meta.page says {read.page}")
         attach(
@@ -1761,7 +1776,7 @@ class PrivateApi:
         asked = PROFILE_FIELDS[entity] if names is None else names
         unread = [f for f in _NOT_NULL_READ if f not in asked or all(f not in d for d in datas)]
         null_fields(frame, entity, found, missing=unread)
-        document_values(frame, entity, found)
+        _document_values(frame, entity, found)
         gone = set(deleted_served)
         missing = [
             i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
@@ -2134,7 +2149,7 @@ class PrivateApi:
         self._sub_counts(found, pulled, frame[parent], column, limit)
         null_fields(frame, answer, found, missing=absent)
         outside_vocabulary(frame, "role", ROLES, found)  # after any case or spacing is undone
-        document_values(frame, answer, found)  # first_invested after last_invested ...
+        _document_values(frame, answer, found)  # first_invested after last_invested ...
         totals = [pages.total for _, pages in pulled]
         known = [t for t in totals if t is not None]
         attach(
