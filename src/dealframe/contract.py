@@ -100,6 +100,7 @@ __all__ = [
     "meta_values",
     "missing_fields",
     "no_meta",
+    "not_countries",
     "null_fields",
     "outside_vocabulary",
     "quoted",
@@ -107,6 +108,7 @@ __all__ = [
     "respelled_fields",
     "read_page",
     "rows_deduped",
+    "say_not_iso3",
     "shaping",
     "shaping_findings",
     "text_offsets",
@@ -1458,18 +1460,41 @@ def _not_iso3(frame: pd.DataFrame, name: str, found: Findings, where: str | None
         return
     values = frame[name].astype(object)
     present = values[values.notna()]
-    unique = pd.unique(present.to_numpy(dtype=object))  # each value checked once, not each row
-    # a blank is no country, as a null is (the link reads both so): not a code meant
-    wrong = [v for v in unique if not (isinstance(v, str) and (is_country(v) or not v.strip()))]
-    odd = present[present.isin(wrong)] if wrong else present.iloc[:0]
-    if not len(odd):
+    say_not_iso3(
+        name, present.to_numpy(dtype=object), np.arange(len(present)), len(frame), found, where
+    )
+
+
+def not_countries(values: Iterable[Any]) -> list[Any]:
+    """The ``values`` (each once) no country filter takes: not an assigned code; a blank is
+    no country, as a null is (the link reads both so), not a code meant."""
+    return [v for v in values if not (isinstance(v, str) and (is_country(v) or not v.strip()))]
+
+
+def say_not_iso3(
+    label: str,
+    values: np.ndarray,
+    rows: np.ndarray,
+    of: int,
+    found: Findings,
+    where: str | None,
+) -> None:
+    """The ``unknown_value`` finding of the country ``values`` (nulls left out), each of the
+    row at the same place of ``rows``, of ``of`` rows: each value no country filter takes said
+    once, with the rows that carry it and the code meant; nothing when there is none."""
+    wrong = not_countries(pd.unique(values))  # each value checked once, not each row
+    if not wrong:
         return
-    counts = Counter(odd.tolist()).most_common()
+    odd = pd.Series(values, dtype=object).isin(wrong).to_numpy()
+    # a row carrying a value twice (two participants of one country) counts once for it
+    pairs = pd.DataFrame({"row": rows[odd], "value": values[odd]}).drop_duplicates()
+    counts = Counter(pairs["value"].tolist()).most_common()
+    carrying = pairs["row"].nunique()
     shown = ", ".join(f"{quoted(value, 20)} ({n:,}{_suggested(value)})" for value, n in counts[:5])
     more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
     found.add(
         "unknown_value",
-        f"{name} no country filter takes in {len(odd):,} of {len(frame):,} rows: {shown}{more} "
+        f"{label} no country filter takes in {carrying:,} of {of:,} rows: {shown}{more} "
         "(rows kept, the values as they came: a filter naming the code meant does not select "
         "them)",
         where=where,

@@ -36,9 +36,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from dealframe._wording import plural
 from dealframe.arguments import checked_keywords
+from dealframe.contract import Findings, not_countries, say_not_iso3
 from dealframe.errors import ValidationError, did_you_mean
 from dealframe.frames.normalize import _uuid_text, cast, empty_frame, to_booleans
 from dealframe.frames.objects import _strings_in_order, _taken_text, object_lists
@@ -60,7 +62,13 @@ from dealframe.frames.user_columns import (
 )
 from dealframe.notices import DealframeWarning, MissingInvestorsWarning, user_stacklevel
 
-__all__ = ["co_investment_edges", "explode_participants", "role_names"]
+__all__ = [
+    "co_investment_edges",
+    "explode_participants",
+    "participant_countries",
+    "role_names",
+    "say_participant_countries",
+]
 
 #: Deal columns repeated on every participant row.
 _CARRIED = ("deal_date", "deal_type", "deal_subtype", "target_id", "deleted")
@@ -119,6 +127,70 @@ def _read_roles(deals: pd.DataFrame, roles: list[str]) -> tuple[np.ndarray, dict
     so a participant's text is parsed once whichever role and deal it is in."""
     columns = [_COLUMN_OF[role] for role in roles]
     return object_lists([deals[c] for c in columns], PARTICIPANT_FIELDS, columns)
+
+
+def participant_countries(
+    deals: pd.DataFrame,
+) -> tuple[tuple[str, ...], np.ndarray, pa.Array] | None:
+    """The ``country`` of every participant of the participant columns ``deals`` has
+    (``lead_investors``, ``buyers``, ``investors``: JSON text, or lists of objects), read as
+    one (:func:`~dealframe.frames.objects.object_lists`: each distinct participant parsed once).
+
+    Returns
+    -------
+    tuple or None
+        ``(columns, rows, countries)``: the columns read, the position (0-based) of the deal
+        each participant is in, and its ``country`` (an Arrow string array, dictionary-encoded
+        when the participants were read piece by piece; null where it has none). None when
+        ``deals`` has no row or no participant column, or a cell that is no list of objects
+        (what the frame's shape is said elsewhere).
+
+    Examples
+    --------
+    >>> deals = pd.DataFrame({"buyers": ['[{"country":"GER"}]', None],
+    ...                       "lead_investors": ['[]', '[{"country":"USA"},{"country":null}]']})
+    >>> columns, rows, countries = participant_countries(deals)
+    >>> columns, rows.tolist(), countries.to_pylist()
+    (('lead_investors', 'buyers'), [1, 1, 0], ['USA', None, 'GER'])
+    """
+    columns = tuple(c for c in PARTICIPANT_COLUMNS if c in deals.columns)
+    if not columns or not len(deals):
+        return None
+    try:
+        rows, values = object_lists([deals[c] for c in columns], ("country",), list(columns))
+    except ValidationError:
+        return None
+    return columns, rows % len(deals), values["country"]
+
+
+def say_participant_countries(
+    deals: pd.DataFrame, found: Findings, *, where: str | None = None
+) -> None:
+    """The ``unknown_value`` finding of the ``country`` of the participants of deal rows
+    (:func:`participant_countries`) that no country filter takes, as
+    :func:`~dealframe.contract.document_values` says a deal's ``target_country``: one finding
+    whatever the column, each value once with the rows that carry it and the code meant;
+    blanks and nulls not said.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/private/v1/transactions")
+    >>> deals = pd.DataFrame({"buyers": ['[{"country":"GER"}]', '[{"country":"DEU"}]']})
+    >>> say_participant_countries(deals, found)
+    >>> print(list(found)[0].message[:69])
+    participants' country (buyers) no country filter takes in 1 of 2 rows
+    """
+    read = participant_countries(deals)
+    if read is None:
+        return
+    columns, rows, countries = read
+    distinct = countries.dictionary if isinstance(countries, pa.DictionaryArray) else countries
+    if not not_countries(pc.unique(distinct).drop_null().to_pylist()):
+        return  # as a rule: each distinct value looked at once, no row counted
+    values = np.asarray(countries.to_pylist(), dtype=object)
+    kept = pd.notna(values)
+    label = f"participants' country ({', '.join(columns)})"
+    say_not_iso3(label, values[kept], rows[kept], len(deals), found, where)
 
 
 def _carried(deals: pd.DataFrame) -> dict[str, Any]:

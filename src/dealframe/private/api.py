@@ -62,6 +62,7 @@ from ..errors import (
 from ..field_names import fields_noted
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
+from ..frames.participants import say_participant_countries
 from ..frames.said import rows_kept, rows_said_later, say_kept
 from ..frames.schemas import DEAL_PROFILE_ONLY, PROFILE_FIELDS, ROLES
 from ..notices import (
@@ -89,6 +90,7 @@ from .batches import (
     rows_counted,
     with_ids,
 )
+from .counts import say_count
 from .fields import absent_fields, check_fields, profile_fields, valued_keys
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
 from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
@@ -208,49 +210,6 @@ def _carried(
     return out.drop(columns=_AT), out[_AT].to_numpy()
 
 
-def _why_short(
-    shortfall: int, size: int, *, repeated: int = 0, moved: tuple[int, int] | None = None
-) -> str:
-    """What a list walk that ended ``shortfall`` rows short of ``meta.total`` (more, when
-    negative) adds to saying so.
-
-    A ``meta.total`` that ``moved`` between pages says the data changed while they were
-    read: rows added, removed or updated move the others between offset pages, so some come
-    twice and others are never served. Rows that came more than once (``repeated`` extra
-    copies) over several pages with the count off look the same, or are an order the
-    service does not keep from one request to the next. Exactly one page short otherwise is
-    what a service that counts ``page`` from 0 gives when nothing says so and its page
-    ``page: 1`` cannot be read (``page: 2`` is its third page). Any other count says no more
-    than what was seen.
-
-    Examples
-    --------
-    >>> _why_short(1000, 1000)
-    ': exactly one page of 1000 rows short (does the service count page from 0?)'
-    >>> _why_short(10**12 - 2484, 1000)
-    ''
-    >>> _why_short(1000, 1000, moved=(4953, 3953))
-    ': meta.total went from 4953 to 3953 while the pages were read: the data changed ...'
-    >>> _why_short(57, 1000, repeated=57)
-    ': rows came more than once (57 extra copies), as when rows move between pages ...'
-    """
-    again = "pull again, or keep a mirror (dealframe.mirror) for a consistent copy"
-    if moved is not None:
-        return (
-            f": meta.total went from {moved[0]} to {moved[1]} while the pages were read: the "
-            f"data changed during the pull, so rows may be missing or repeated: {again}"
-        )
-    if repeated:
-        return (
-            f": rows came more than once ({repeated} extra copies), as when rows move between "
-            "pages (rows added, removed or updated during the pull, or an order the service "
-            f"does not keep from one request to the next), so rows may be missing: {again}"
-        )
-    if shortfall == size:
-        return f": exactly one page of {size} rows short (does the service count page from 0?)"
-    return ""
-
-
 #: Parameter descriptions shared by the methods (each ``{name}`` line of their docstrings).
 _DOCS = {
     "refresh": """refresh : bool, default False
@@ -281,6 +240,20 @@ limit : int, optional
 
 #: What ``deals(..., with_investors=True)`` reads of each single deal.
 _PROFILE_ONLY_FIELDS = ("id", "target", "investors")
+
+
+#: Answers whose rows hold lists of Participant objects (``buyers``, ``lead_investors``, and
+#: single deals' ``investors``): their ``country`` is checked as a deal's ``target_country``.
+_PARTICIPANT_ANSWERS = frozenset({"transactions", "deals_with_role"})
+
+
+def _document_values(frame: pd.DataFrame, answer: str, found: Findings) -> None:
+    """:func:`~dealframe.contract.document_values` of the rows of ``answer``, and the
+    participants' countries of deal rows
+    (:func:`~dealframe.frames.participants.say_participant_countries`)."""
+    document_values(frame, answer, found)
+    if answer in _PARTICIPANT_ANSWERS:
+        say_participant_countries(frame, found)
 
 
 def _absent_keys(items: list[Any], entity: str) -> dict[str, np.ndarray]:
@@ -1076,34 +1049,25 @@ class PrivateApi:
         say_kept(found, later, rows_kept(received, at))
         # of the rows returned: a null cut away by ``limit`` is not the user's to look for
         null_fields(frame, entity, found, missing=absent)
-        document_values(frame, entity, found)  # a region, a country outside the document
+        _document_values(frame, entity, found)  # a region, a country outside the document
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
             # a page=1 of new rows, and the rows add up: later calls count from 0 too
             self._first_page = 0
-        if pulled.expected is not None and distinct != pulled.expected and not pages.failed:
+        if not pages.failed:
             capped = "" if limit is None else " (capped by limit)"
             if any(n is not None for n in pulled.held or []):  # a batch stopped part-way
                 capped = " (capped by limit and by the pages read)"
             # repeats are rows moving between the pages of one walk (of a batch): not
             # between batches, nor within a page, nor of id lookups
             paged = pulled.looked_up is None and any(i.page > 1 for i in pages.infos)
-            why = _why_short(
-                pulled.expected - distinct,
+            say_count(
+                found,
+                pulled.expected,
+                distinct,
                 pages.size,
-                repeated=duplicates if paged else 0,
                 moved=pages.moved,
-            )
-            found.add(
-                "count_mismatch",
-                f"meta.total announced {pulled.expected} rows{capped}; {distinct} distinct "
-                f"rows arrived{why}",
-                shortfall=pulled.expected - distinct,
-            )
-        elif pages.moved is not None and not pages.failed:  # the rows asked came, yet moved
-            found.add(
-                "count_mismatch",
-                f"{distinct} distinct rows arrived{_why_short(0, pages.size, moved=pages.moved)}",
-                shortfall=0,
+                repeated=duplicates if paged else 0,
+                capped=capped,
             )
         truncated = limit is not None and (total is None or total > limit)
         attach(
@@ -1279,7 +1243,7 @@ class PrivateApi:
             ids = frame["id"].to_numpy(dtype=object)
             absent = {name: ids[lacks[at]].tolist() for name, lacks in lacking.items()}
         say_kept(found, later, rows_kept(built, at))  # of the rows returned alone (the copy kept)
-        document_values(frame, entity, found)  # a region, a country outside the document
+        _document_values(frame, entity, found)  # a region, a country outside the document
         if read.page is not None and read.page != page:
             found.add("wrong_page", f"asked for page {page}, meta.page says {read.page}")
         attach(
@@ -1819,7 +1783,7 @@ class PrivateApi:
         asked = PROFILE_FIELDS[entity] if names is None else names
         unread = [f for f in _NOT_NULL_READ if f not in asked or all(f not in d for d in datas)]
         null_fields(frame, entity, found, missing=unread)
-        document_values(frame, entity, found)
+        _document_values(frame, entity, found)
         gone = set(deleted_served)
         missing = [
             i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
@@ -2125,13 +2089,6 @@ class PrivateApi:
                 refused.setdefault,
                 sub=True,
             )
-            rows = pages.rows if limit is None else min(limit, pages.rows)
-            if pages.expected is not None and rows != pages.expected and not pages.failed:
-                where.add(
-                    "count_mismatch",
-                    f"meta.total announced {pages.expected} rows; {rows} arrived",
-                    shortfall=pages.expected - rows,
-                )
             said[ident] = where.items
             return ident, pages
 
@@ -2196,9 +2153,10 @@ class PrivateApi:
         built = len(frame)
         frame, at = dedupe_at(frame, [parent, "id"], found, np.arange(built))
         say_kept(found, later, rows_kept(built, at))
+        self._sub_counts(found, pulled, frame[parent], column, limit)
         null_fields(frame, answer, found, missing=absent)
         outside_vocabulary(frame, "role", ROLES, found)  # after any case or spacing is undone
-        document_values(frame, answer, found)  # first_invested after last_invested ...
+        _document_values(frame, answer, found)  # first_invested after last_invested ...
         totals = [pages.total for _, pages in pulled]
         known = [t for t in totals if t is not None]
         attach(
@@ -2254,6 +2212,37 @@ class PrivateApi:
                 "are not in the frame; see df.attrs['missing_ids']"
             )
         return frame
+
+    @staticmethod
+    def _sub_counts(
+        found: Findings,
+        pulled: list[tuple[str, Pages[Any]]],
+        kept: pd.Series,
+        built: pd.Series,
+        limit: int | None,
+    ) -> None:
+        """Say of each id whose pages all arrived what the lists say
+        (:func:`~dealframe.private.counts.say_count`): its distinct rows (``kept``: the parent
+        id of each row once repeats were dropped) against its ``meta.total``, the rows that
+        came again over its pages (``built``: the parent id of each row built), and a
+        ``meta.total`` that moved while its pages were read."""
+        distinct, arrived = kept.value_counts(), built.value_counts()
+        capped = "" if limit is None else " (capped by limit)"
+        for ident, pages in pulled:
+            if pages.failed:
+                continue
+            rows = int(distinct.get(ident, 0))
+            paged = any(info.page > 1 for info in pages.infos)
+            say_count(
+                found,
+                pages.expected,
+                rows,
+                pages.size,
+                moved=pages.moved,
+                repeated=int(arrived.get(ident, 0)) - rows if paged else 0,
+                capped=capped,
+                where=found.where.replace("{id}", ident),
+            )
 
     def fundings(
         self,

@@ -46,7 +46,7 @@ from ..errors import (
     did_you_mean,
 )
 from ..notices import ServiceContractWarning, user_stacklevel
-from .ids import check_ids, is_one_id
+from .ids import check_ids, is_one_id, refuse_bytes
 
 __all__ = [
     "EnumValueError",
@@ -141,7 +141,7 @@ def to_timestamp_string(value: Any, argument: str) -> str:
 
 
 def _as_list(value: Any, argument: str) -> list[Any]:
-    if isinstance(value, (str, bytes)) or is_one_id(value):  # one value: a text, a uuid.UUID
+    if isinstance(value, str) or is_one_id(value):  # one value: a text, a uuid.UUID
         return [value]
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise ValidationError(argument, "a list of values", got=value)
@@ -496,6 +496,8 @@ class FilterSchema:
     def _value(self, spec: _Field, value: Any, *, enums: bool = True) -> Any:
         t, arg = spec.type, spec.name
         if t in ("array_string", "array_uuid"):
+            # bytes are one value of the wrong kind: named as the argument, not as its [0]
+            refuse_bytes(value, arg, "a string or a list of them" if t == "array_string" else None)
             items = _as_list(value, arg)
             if not items:  # the service would match nothing: an empty frame that says nothing
                 raise ValidationError(
@@ -551,6 +553,7 @@ class FilterSchema:
         if t == "datetime":
             return to_timestamp_string(value, arg)
         if t == "uuid":
+            refuse_bytes(value, arg, "a UUID")
             try:
                 return str(uuid.UUID(str(value)))
             except ValueError:

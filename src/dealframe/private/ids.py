@@ -11,7 +11,7 @@ from pandas.api.types import is_scalar
 
 from ..errors import ValidationError
 
-__all__ = ["check_ids", "is_one_id"]
+__all__ = ["check_ids", "is_one_id", "refuse_bytes"]
 
 #: What an id is expected to be, as the errors word it.
 _EXPECTED = "a UUID such as 5f38873f-6e1c-4d6f-ad87-e6977cda30ba"
@@ -33,6 +33,30 @@ def is_one_id(ids: Any) -> bool:
     (True, True, False)
     """
     return isinstance(ids, (str, uuid.UUID))
+
+
+def refuse_bytes(value: Any, argument: str, kinds: str | None = None) -> None:
+    """Refuse ``value`` when it is bytes (``bytes``, ``bytearray``, ``memoryview``), whole and
+    named as ``argument`` (not ``argument[0]``), with the words to decode them: read as a list
+    they would be numbers, or one value of the wrong kind. ``kinds``: what ``argument`` takes
+    (None: ids, one or a list of them).
+
+    Raises
+    ------
+    ValidationError
+        ``value`` is bytes.
+
+    Examples
+    --------
+    >>> refuse_bytes("text", "id")
+    >>> refuse_bytes(b"FRA", "country", "a string or a list of them")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid country: expected a string or a list of them, not bytes (decode them first: .decode()), got b'FRA'
+    """
+    if isinstance(value, _BYTES):
+        what = f"{_KINDS} or a list of them" if kinds is None else kinds
+        raise ValidationError(argument, f"{what}{_NOT_BYTES}", got=value)
 
 
 def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[str]:
@@ -70,8 +94,7 @@ def check_ids(ids: Any, argument: str = "ids", *, empty: bool = False) -> list[s
     ...
     dealframe.errors.ValidationError: invalid id: expected a UUID (text or uuid.UUID) or a list of them, not bytes (decode them first: .decode()), got b'5f38873f-6e1c-4d6f-ad87-e6977cda30ba'
     """
-    if isinstance(ids, _BYTES):
-        raise ValidationError(argument, f"{_KINDS} or a list of them{_NOT_BYTES}", got=ids)
+    refuse_bytes(ids, argument)
     if is_one_id(ids):
         items: list[Any] = [ids]
     elif isinstance(ids, Mapping) or not isinstance(ids, Iterable):
