@@ -301,6 +301,10 @@ def _check_token(name: str, value: Any, *, source: str | None = None) -> None:
 _HOST = re.compile(r"[\w.\-:%]+")
 
 
+#: A bracketed (IPv6) host and its port, as a URL's authority may hold it.
+_BRACKETED = re.compile(r"\[[^\[\]]*\](?::[0-9]*)?")
+
+
 def _check_base_url(value: Any, allow_insecure_http: bool) -> str | None:
     if value is None:
         return None
@@ -322,6 +326,13 @@ def _check_base_url(value: Any, allow_insecure_http: bool) -> str | None:
         raise ConfigurationError(
             f"base_url is not a valid URL ({exc}), got {value!r}", field="base_url"
         ) from None
+    host = parts.netloc.rpartition("@")[2]
+    if ("[" in host or "]" in host) and not _BRACKETED.fullmatch(host):  # "[::1]x", "[::1]]"
+        raise ConfigurationError(
+            f"base_url is not a valid URL (an IPv6 host is [address] or [address]:port), got "
+            f"{value!r}",
+            field="base_url",
+        )
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigurationError(
             f"base_url must be an http:// or https:// URL with a host, got {value!r}",

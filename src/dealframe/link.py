@@ -52,7 +52,7 @@ from dealframe.errors import ValidationError
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import LINK
 from dealframe.notices import ServiceContractWarning, missing_expected, user_stacklevel
-from dealframe.private.ids import check_ids
+from dealframe.private.ids import check_ids, refuse_bytes
 from dealframe.public.sku import sku_version
 
 if TYPE_CHECKING:
@@ -755,6 +755,7 @@ def companies_for_skus(client: Client, skus: Iterable[str] | str) -> pd.DataFram
     >>> rounds = client.private.fundings(links["company_id"].dropna())  # their private rounds
     """
     items = [skus] if isinstance(skus, str) else skus
+    refuse_bytes(items, "skus", "a SKU or a list of SKUs")
     if isinstance(items, Mapping) or not isinstance(items, Iterable):
         raise ValidationError("skus", "a SKU or a list of SKUs", got=skus)
     items = list(items)

@@ -111,3 +111,24 @@ def test_participant_countries_the_filters_take_or_blank_are_not_said(via: Any, 
     proxy.add(rf"^{P}/transactions$", items_edit(blank))
     got = outcome(lambda: via.private.deals(deal_type=["M&A", "Venture"], limit=200, cache=False))
     assert got.error is None and not _said(got.value), got.value.attrs["findings"]
+
+
+def test_a_country_that_is_no_text_does_not_silence_the_others(via: Any, proxy: Any) -> None:
+    """One participant's ``country`` served as a number (``276``) is said with the ``GER``
+    of the others; it used to switch the whole check off without a word."""
+    plain = via.private.deals(deal_type=["Venture"], limit=50, cache=False)
+    leads = plain["lead_investors"].fillna("[]").ne("[]")
+    assert leads.sum() >= 2
+    first = plain.loc[leads, "id"].iloc[0]
+
+    def numbered(item: dict[str, Any]) -> None:
+        for party in item.get("lead_investors") or []:
+            party["country"] = 276 if item["id"] == first else "GER"
+
+    proxy.add(rf"^{P}/transactions$", items_edit(numbered))
+    got = outcome(lambda: via.private.deals(deal_type=["Venture"], limit=50, cache=False))
+    assert got.error is None, got.error
+    said = _said(got.value)
+    assert len(said) == 1, got.value.attrs["findings"]
+    assert f"'GER' ({int(leads.sum()) - 1}; {GER})" in said[0], said
+    assert "276 (1)" in said[0], said

@@ -110,3 +110,6 @@ def test_a_failed_profile_is_named_apart_from_one_answered_404(parts):
     assert error.received == 4 and error.expected == 6
     missing = error.partial.attrs["profiles"]["missing_ids"]
     assert sorted(missing) == sorted([failing, unknown])
+    # the deal answered 404 has no error of its own, but the error says it all the same
+    notes = "\n".join(getattr(error, "__notes__", []))
+    assert "1 more deal has no single form to read (answered 404): " + unknown in notes, notes

@@ -47,3 +47,19 @@ def test_a_device_in_the_environment_names_the_setting(monkeypatch):
     with pytest.raises(ConfigurationError) as info:
         dealframe.Client("http://127.0.0.1:9", "tok-a", "tok-b")
     assert info.value.field == "cache_path"
+
+
+@pytest.mark.parametrize("url", ["http://[::1]x", "http://[::1]]", "http://[[::1]"])
+def test_text_after_a_bracketed_host_is_refused(url):
+    with pytest.raises(ConfigurationError) as info:
+        dealframe.Client(url, "tok-a", "tok-b")
+    assert info.value.field == "base_url"
+
+
+@pytest.mark.parametrize("url", ["http://[::1]", "http://[::1]:8080"])
+def test_a_bracketed_host_and_port_are_taken(url):
+    client = dealframe.Client(url, "tok-a", "tok-b")
+    try:
+        assert client.settings.base_url == url
+    finally:
+        client.close()

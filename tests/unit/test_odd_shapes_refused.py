@@ -50,3 +50,11 @@ def test_companies_for_skus_refuses_unhashable_items_by_position(offline, skus, 
     with pytest.raises(ValidationError) as info:
         dealframe.companies_for_skus(offline, skus)
     assert info.value.argument == where
+
+
+@pytest.mark.parametrize("skus", [b"AAPL-USA", bytearray(b"AAPL-USA"), memoryview(b"AAPL-USA")])
+def test_companies_for_skus_refuses_bytes_whole(offline, skus):
+    with pytest.raises(ValidationError) as info:
+        dealframe.companies_for_skus(offline, skus)
+    assert info.value.argument == "skus"
+    assert "decode" in str(info.value)

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import orjson
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -42,6 +43,7 @@ from dealframe._wording import plural
 from dealframe.arguments import checked_keywords
 from dealframe.contract import Findings, not_countries, say_not_iso3
 from dealframe.errors import ValidationError, did_you_mean
+from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import _uuid_text, cast, empty_frame, to_booleans
 from dealframe.frames.objects import _strings_in_order, _taken_text, object_lists
 from dealframe.frames.private import deals_frame
@@ -131,7 +133,7 @@ def _read_roles(deals: pd.DataFrame, roles: list[str]) -> tuple[np.ndarray, dict
 
 def participant_countries(
     deals: pd.DataFrame,
-) -> tuple[tuple[str, ...], np.ndarray, pa.Array] | None:
+) -> tuple[tuple[str, ...], np.ndarray, pa.Array | np.ndarray] | None:
     """The ``country`` of every participant of the participant columns ``deals`` has
     (``lead_investors``, ``buyers``, ``investors``: JSON text, or lists of objects), read as
     one (:func:`~dealframe.frames.objects.object_lists`: each distinct participant parsed once).
@@ -141,9 +143,10 @@ def participant_countries(
     tuple or None
         ``(columns, rows, countries)``: the columns read, the position (0-based) of the deal
         each participant is in, and its ``country`` (an Arrow string array, dictionary-encoded
-        when the participants were read piece by piece; null where it has none). None when
-        ``deals`` has no row or no participant column, or a cell that is no list of objects
-        (what the frame's shape is said elsewhere).
+        when the participants were read piece by piece; null where it has none). A country
+        that is no text (``276``, a list) makes it an ``object`` array of the values as they
+        came. None when ``deals`` has no row or no participant column, or a cell that is no
+        list of objects (what the frame's shape is said elsewhere).
 
     Examples
     --------
@@ -158,9 +161,46 @@ def participant_countries(
         return None
     try:
         rows, values = object_lists([deals[c] for c in columns], ("country",), list(columns))
-    except ValidationError:
-        return None
+    except ValidationError:  # a country that is no text, or a cell that is no list of objects
+        return _countries_as_they_came(deals, columns)
     return columns, rows % len(deals), values["country"]
+
+
+def _countries_as_they_came(
+    deals: pd.DataFrame, columns: tuple[str, ...]
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray] | None:
+    """:func:`participant_countries` cell by cell, the values kept as they came (``276``);
+    None when a cell is no list of objects.
+
+    Examples
+    --------
+    >>> deals = pd.DataFrame({"buyers": ['[{"country":276}]', '[{"country":"GER"},{}]']})
+    >>> _, rows, countries = _countries_as_they_came(deals, ("buyers",))
+    >>> rows.tolist(), countries.tolist()
+    ([0, 1, 1], [276, 'GER', None])
+    """
+    rows: list[int] = []
+    countries: list[Any] = []
+    for column in columns:
+        try:
+            cells = to_lists(deals[column])
+        except ValidationError:
+            return None
+        for row, cell in enumerate(cells):
+            if cell is None:
+                continue
+            if not isinstance(cell, list) or not all(isinstance(p, dict) for p in cell):
+                return None
+            rows += [row] * len(cell)
+            countries += [_hashable(p.get("country")) for p in cell]
+    values = np.empty(len(countries), dtype=object)
+    values[:] = countries
+    return columns, np.asarray(rows, dtype=np.int64), values
+
+
+def _hashable(value: Any) -> Any:
+    """A country as it came, a list or an object as its JSON text (to be counted)."""
+    return orjson.dumps(value).decode() if isinstance(value, (list, dict)) else value
 
 
 def say_participant_countries(
@@ -184,11 +224,14 @@ def say_participant_countries(
     if read is None:
         return
     columns, rows, countries = read
-    distinct = countries.dictionary if isinstance(countries, pa.DictionaryArray) else countries
-    if not not_countries(pc.unique(distinct).drop_null().to_pylist()):
-        return  # as a rule: each distinct value looked at once, no row counted
-    values = np.asarray(countries.to_pylist(), dtype=object)
-    kept = pd.notna(values)
+    if isinstance(countries, np.ndarray):  # values that are no text among them, as they came
+        values = countries
+    else:
+        distinct = countries.dictionary if isinstance(countries, pa.DictionaryArray) else countries
+        if not not_countries(pc.unique(distinct).drop_null().to_pylist()):
+            return  # as a rule: each distinct value looked at once, no row counted
+        values = np.asarray(countries.to_pylist(), dtype=object)
+    kept = np.fromiter((v is not None for v in values), bool, len(values))
     label = f"participants' country ({', '.join(columns)})"
     say_not_iso3(label, values[kept], rows[kept], len(deals), found, where)
 

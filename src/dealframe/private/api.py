@@ -1614,7 +1614,7 @@ class PrivateApi:
         out.attrs["requests"] = frame.attrs.get("requests", 0) + requests
         out.attrs["from_cache"] = combined_from_cache([frame.attrs, *(p.attrs for p in parts)])
         if failed:  # the deals answered 404 are in attrs["profiles"]["missing_ids"] too
-            raise IncompleteResultError(
+            error = IncompleteResultError(
                 len(ids),
                 len(returned),
                 failed,
@@ -1622,6 +1622,14 @@ class PrivateApi:
                 partial=out,
                 what="deal profiles",
             )
+            unread = [i for i in missing if i not in set(failed)]
+            if unread:  # answered 404: no error of their own, said here all the same
+                error.add_note(
+                    f"{len(unread)} more {plural(len(unread), 'deal has', 'deals have')} no "
+                    f"single form to read (answered 404): {_shown(unread)} "
+                    "(see .partial.attrs['profiles']['missing_ids'])"
+                )
+            raise error
         found.report(
             strict=strict,
             partial=out,
@@ -1634,11 +1642,10 @@ class PrivateApi:
                 raise IncompleteResultError(
                     len(ids), len(returned), missing, partial=out, what="deal profiles"
                 )
-            shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
             warnings.warn(
                 f"{len(missing)} of {len(ids)} deals have no single form to read "
                 f"(deleted since the list was read, or soft-deleted deals the service does not "
-                f"serve singly?): {_kept_of_list_rows(frame, carried)}: {shown} "
+                f"serve singly?): {_kept_of_list_rows(frame, carried)}: {_shown(missing)} "
                 f"(see df.attrs['profiles'])",
                 MissingDataWarning,
                 stacklevel=user_stacklevel(),
