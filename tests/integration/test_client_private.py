@@ -874,9 +874,9 @@ def _bad_calls(world: dict[str, Any]) -> list[tuple[Any, str, tuple[str, ...]]]:
         (lambda p: p.deals(strict="false"), "strict", ("True or False",)),
         (lambda p: p.deals(id=["not-a-uuid"]), "id[0]", ("UUID",)),
         (lambda p: p.deals(target_id=[cid, "123"]), "target_id[1]", ("UUID",)),
-        (lambda p: p.company("nope"), "id", ("UUID",)),
+        (lambda p: p.company("nope"), "ids", ("UUID",)),
         (lambda p: p.investor([cid, "nope"]), "ids[1]", ("UUID",)),
-        (lambda p: p.fundings("12345"), "id", ("UUID",)),
+        (lambda p: p.fundings("12345"), "ids", ("UUID",)),
         (
             lambda p: p.deals(sort="size:desc"),
             "sort",

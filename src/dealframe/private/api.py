@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
+import orjson
 import pandas as pd
 
 from .._docs import fill_docs
@@ -75,6 +76,7 @@ from ..provenance import Answered404, attach, combined_from_cache
 from ..public.hints import HINT_SECONDS
 from ..transport.paging import ItemFailure, map_concurrent, unsent
 from ..transport.refusals import TOO_LARGE, smaller_size
+from ..transport.refusals import said as _said
 from .aggregate import aggregate_refused, read_aggregate
 from .batches import (
     IDS_PER_BATCH,
@@ -96,8 +98,9 @@ from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decide
 from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
 from .ids import check_ids, is_one_id
 from .outside import drop_outside
+from .page_size import about_page, open_point
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
-from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
+from .resolve import _FIELD_NAMED, NAMES_PER_RESOLVE, Resolution, Resolver
 from .subroutes import SUB_404, SubRoutes, no_route, route_404
 
 if TYPE_CHECKING:
@@ -157,11 +160,14 @@ Text = str | Mapping[str, str] | None
 
 
 @checked_keywords
-def smaller_page(error: ApiError, sent: int) -> int | None:
+def smaller_page(error: ApiError, sent: int, *, body: int = 0) -> int | None:
     """The page size to ask for after ``error`` refused ``limit=sent``: the bound the error
-    states, else half; None when the error is not about ``limit`` (or ``sent`` is 1). An
-    ``error`` that is no :class:`~dealframe.errors.ApiError`, or a ``sent`` that is no whole
-    number of 1 or more, is a :class:`~dealframe.errors.ValidationError` naming it.
+    states, else half; None when the error is not about the page size
+    (:func:`~dealframe.private.page_size.about_page`: words naming ``limit`` or the page size,
+    a bound stated of no field named, or a 413 of a request whose ``body``, in bytes besides
+    ``limit``, is small: 0 for a GET), or ``sent`` is 1. An ``error`` that is no
+    :class:`~dealframe.errors.ApiError`, or a ``sent`` that is no whole number of 1 or more,
+    is a :class:`~dealframe.errors.ValidationError` naming it.
 
     Examples
     --------
@@ -170,13 +176,18 @@ def smaller_page(error: ApiError, sent: int) -> int | None:
     100
     >>> smaller_page(BadRequestError(400, "BAD_REQUEST", "limit too large"), 1000)
     500
+    >>> smaller_page(BadRequestError(400, "BAD_REQUEST", "maximum page size is 100"), 1000)
+    100
+    >>> smaller_page(ApiError(413, "HTTP_413", "Request Entity Too Large"), 1000)
+    500
     >>> smaller_page(BadRequestError(400, "BAD_REQUEST", "sort: unknown key"), 1000) is None
     True
     """
     if not isinstance(error, ApiError):
         raise ValidationError("error", "a dealframe.errors.ApiError", got=type(error).__name__)
     sent = integer_in(sent, "sent", 1, None, "a whole number of rows, 1 or more")
-    return smaller_size(error, sent, lambda words: "limit" in words.lower())
+    body = integer_in(body, "body", 0, None, "a whole number of bytes, 0 or more")
+    return smaller_size(error, sent, lambda words: about_page(error, sent, body))
 
 
 def _pages_label(ident: str, pages: list[Any]) -> str:
@@ -692,13 +703,16 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ lists
 
-    def _page_refused(self, error: ApiError, sent: int, *, sub: bool = False) -> str | None:
+    def _page_refused(
+        self, error: ApiError, sent: int, *, sub: bool = False, body: int = 0
+    ) -> str | None:
         """A page asked with ``limit=sent`` was refused with ``error``: when the error is
-        about ``limit``, lower the page size of this client's list calls (and of the mirror's
+        about the page size (:func:`smaller_page`, told the request's ``body`` bytes besides
+        ``limit``), lower the page size of this client's list calls (and of the mirror's
         change feed), or with ``sub`` that of its sub-collection reads (a bound of their own),
         to the bound it states (else half of ``sent``) and return what to say of it; None for
         any other refusal."""
-        smaller = smaller_page(error, sent)
+        smaller = smaller_page(error, sent, body=body)
         if smaller is None:
             return None
         with self._lock:
@@ -715,10 +729,16 @@ class PrivateApi:
         said: Callable[[int, str], Any],
         *,
         sub: bool = False,
+        body: Mapping[str, Any] | None = None,
     ) -> Pages[Any]:
         """``read(size)`` with this client's page size (of sub-collections with ``sub``); a
-        page 1 refused for its ``limit`` lowers it (:meth:`_page_refused`), ``said(sent,
-        note)`` is told, and the walk starts again."""
+        page 1 refused for its ``limit`` lowers it (:meth:`_page_refused`; a 413 is about
+        the page when the list ``body``, its filters and sort, is small, or for a GET: None),
+        ``said(sent, note)`` is told, and the walk starts again. A refusal it cannot adapt to
+        (about no other field named, or with no smaller page left) is raised naming the open
+        point of the interface document (:func:`~dealframe.private.page_size.open_point`),
+        and leaves the page size as this walk found it."""
+        start = self._sub_page_size if sub else self._list_page_size
         while True:
             size = self._sub_page_size if sub else self._list_page_size
             try:
@@ -727,10 +747,20 @@ class PrivateApi:
                 if exc.status not in TOO_LARGE:
                     raise
                 sent = min(size, cap) if cap else size
-                note = self._page_refused(exc, sent, sub=sub)
-                if note is None:
-                    raise
-                said(sent, note)
+                nbytes = 0 if body is None else len(orjson.dumps(body, default=str))
+                note = self._page_refused(exc, sent, sub=sub, body=nbytes)
+                if note is not None:
+                    said(sent, note)
+                    continue
+                if size < start:  # this walk lowered it, and the service refuses alike
+                    with self._lock:
+                        if sub:
+                            self._sub_page_size = max(self._sub_page_size, start)
+                        else:
+                            self._list_page_size = max(self._list_page_size, start)
+                if about_page(exc, sent, nbytes) or _FIELD_NAMED.search(_said(exc)) is None:
+                    exc.with_note(open_point(sent, sub=sub))  # it may be about the page size
+                raise
 
     def _pull_list(
         self,
@@ -854,6 +884,7 @@ class PrivateApi:
                 ),
                 cap,
                 lambda sent, note: refused.append(note),
+                body=body,
             )
             if numbering.said is not None:  # this call found the service counting from 0
                 zero[:] = [numbering.said]  # (once, whatever batch of ids found it)
@@ -1675,7 +1706,7 @@ class PrivateApi:
         """
         build = build or _PROFILE_FRAMES[entity]
         single = is_one_id(ids)
-        wanted = check_ids(ids, "id" if single else "ids", empty=True)
+        wanted = check_ids(ids, "ids", empty=True)  # one id or many: the argument is ids
         params: dict[str, Any] = {}
         names = check_fields(entity, fields)
         if names is not None:
@@ -2048,7 +2079,7 @@ class PrivateApi:
             )
             limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX, what)
         single = is_one_id(ids)  # one id raises NotFoundError; a list never does
-        wanted = check_ids(ids, "id" if single else "ids", empty=True)
+        wanted = check_ids(ids, "ids", empty=True)  # one id or many: the argument is ids
         deadline = self._t.deadline()
         if wanted:  # no ids (an empty frame's): an empty frame, without a request
             schema = self.schema(entity, refresh=refresh, cache=cache, deadline=deadline)

@@ -53,6 +53,9 @@ The walk never trusts ``meta`` blindly:
   page size for the rest of the walk, and so is the size of a page 1 shorter than asked that
   says more follows (and holds what its ``meta.returned`` says), whatever its ``meta.limit``
   says;
+- a page holding fewer rows than that page size while its ``has_more`` says more follow is a
+  ``count_mismatch`` of the rows lost (:meth:`_Walk.short`): the next page starts past them,
+  and a walk capped by ``limit`` would fill up with later rows in their place;
 - no walk goes past :data:`MAX_PAGES` pages.
 
 Pages that fail after their retries are listed in :attr:`Pages.failed`; the caller raises
@@ -73,6 +76,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 import numpy as np
 import pyarrow as pa
 
+from .._wording import plural
 from ..contract import (
     Findings,
     PageRead,
@@ -636,6 +640,8 @@ class _Walk(Generic[T]):
         self.pages.keys |= ready.keys
         self.pages.parts.append(ready.part)
         self.pages.infos.append(ready.info)
+        if number > 1:  # page 1's is said once the page size is known (:func:`_plan`)
+            self.short(number, page, ready.info.rows)
         if self.enough is not None and self.enough(ready.ids):
             self.pages.enough = True  # the caller has the rows it wants: the walk ends here
         if self.planned is not None and before * 2 > held:
@@ -651,6 +657,40 @@ class _Walk(Generic[T]):
             return page
         self.done = self.pages.enough or self.last(ready) or self.limited()
         return page
+
+    def short(self, number: int, page: PageRead, rows: int) -> None:
+        """Say page ``number`` (holding ``rows``) when it holds fewer rows than the walk's
+        page size while its ``has_more`` says more follow: rows were lost on the way (a page
+        cut, its ``meta`` made to agree), or the service serves pages of another size than it
+        said. The walk asks the next page past them (its offset counts full pages): such rows
+        are never read, and a walk capped by ``limit`` would fill up with later rows in their
+        place. An empty page ends the walk (:meth:`last`: the rows ``meta.total`` announced
+        are then counted short); a page whose ``meta.returned`` says more rows than it holds
+        is said by :func:`~dealframe.contract.read_page`.
+
+        Examples
+        --------
+        >>> walk = _Walk(Findings("GET /x"), list, "id", None, 5)
+        >>> walk.short(2, PageRead(2, [], returned=3, has_more=True), 3)
+        >>> walk.found.items[0].message[:62], walk.found.items[0].shortfall
+        ('page 2 holds 3 rows, while a page holds 5 and meta.has_more sa', 2)
+        >>> walk.short(3, PageRead(3, [], has_more=False), 3); len(walk.found)
+        1
+        """
+        if page.has_more is not True or not 0 < rows < self.size:
+            return
+        if page.returned not in (None, rows):
+            return  # read_page said it (meta.returned counts rows the page does not hold)
+        where = f"{self.found.where} page {number}" if number > 1 else None
+        self.found.add(
+            "count_mismatch",
+            f"page {number} holds {rows} {plural(rows, 'row')}, while a page holds {self.size} "
+            f"and meta.has_more says more follow: {self.size - rows} "
+            f"{plural(self.size - rows, 'row')} lost on the way (or the service serves pages of "
+            "another size than it says), which the next page, asked past them, does not hold",
+            where=where,
+            shortfall=self.size - rows,
+        )
 
     def limited(self) -> bool:
         """Whether the rows read reach ``limit``."""
@@ -779,6 +819,7 @@ def pull_pages(
     del first_response
     served, expected = _plan(first, asked, limit, found)
     walk.size = served
+    walk.short(1, first, len(first.items))
     walk.pages.total, walk.pages.expected, walk.pages.size = first.total, expected, served
     if served < asked and first.has_more is not False and first.items:
         walk.done = walk.pages.enough or walk.limited()
