@@ -42,6 +42,10 @@ _ROLES = ("lead_investors", "buyers", "investors")
 _ROLE_OF = {"lead_investors": "lead_investor", "buyers": "buyer", "investors": "investor"}
 
 
+#: The endpoint ``client.private.deals()`` reads (what the findings name).
+_ENDPOINT = "POST /api/private/v1/transactions"
+
+
 def _pages(ctx: Context, n: int) -> list[bytes]:
     return ctx.shared(f"deal_pages:{n}", lambda: load_synth().deal_pages(n))
 
@@ -50,12 +54,32 @@ def _pages(ctx: Context, n: int) -> list[bytes]:
 
 
 def parse_ours(pages: Sequence[bytes]) -> pd.DataFrame:
-    """Raw page bytes → deals frame, the way ``client.private.deals()`` does it: each page
-    read into typed rows (orjson for a page of other rows) and built into typed columns
-    (``list_page_columns``), then joined."""
-    from dealframe.frames.private import deals_frame_from_pages
+    """Raw page bytes → deals frame by the functions ``client.private.deals()`` runs on each
+    page's body, in its order, without HTTP and without the walk's checks
+    (``contract_checks_overhead`` times those): the transport's reading of a success body
+    with the list's reader (:func:`dealframe.transport.body.parse` within
+    ``expecting(LIST_READERS["transactions"])``: typed rows, or orjson for a page of other
+    rows), ``list_page_columns`` of the page's items as soon as it is read, then
+    ``list_frame`` of every page's columns, within ``shaping`` (and ``rows_said_later``) as
+    ``private/api.py`` does."""
+    from dealframe.contract import Findings, shaping
+    from dealframe.frames.private import LIST_READERS, list_frame, list_page_columns
+    from dealframe.frames.said import rows_said_later
+    from dealframe.transport.body import Read, expecting
+    from dealframe.transport.body import parse as parse_body
 
-    return deals_frame_from_pages(pages)
+    found = Findings(_ENDPOINT)
+    parts = []
+    for page in pages:
+        with expecting(LIST_READERS["transactions"]):
+            doc, problem = parse_body(page)
+        if doc is None:
+            raise AssertionError(f"deals parse: the transport refused a page ({problem})")
+        items = (doc.doc if isinstance(doc, Read) else doc)["data"]
+        with shaping(None, _ENDPOINT, found):
+            parts.append(list_page_columns("transactions", items))
+    with shaping(None, _ENDPOINT, found), rows_said_later():
+        return list_frame("transactions", parts)
 
 
 def parse_baseline(pages: Sequence[bytes]) -> pd.DataFrame:

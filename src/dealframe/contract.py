@@ -8,7 +8,7 @@ The transport checks that a success body is a ``{data, meta}`` document
 - pages that repeat earlier pages (a service that ignores ``page``);
 - items of the wrong shape (not an object) and items without their identity (``id``,
   ``sku``, ``bucket``, ``query``), which are kept, never collapsed into one row;
-- repeated identities (:func:`dedupe`): removed, and told apart as repeated (same content)
+- repeated identities (:func:`dedupe_at`): removed, and told apart as repeated (same content)
   or conflicting (different content);
 - documented fields absent from every item (:func:`missing_fields`).
 
@@ -89,7 +89,6 @@ __all__ = [
     "as_flag",
     "blanked",
     "blanked_attrs",
-    "dedupe",
     "dedupe_at",
     "dedupe_items",
     "document_values",
@@ -1604,10 +1603,18 @@ def _distinct(keys: pd.Series) -> bool:
     return bool((summary[1:] != summary[:-1]).all())
 
 
-def dedupe(
-    frame: pd.DataFrame, key: str | Sequence[str], found: Findings, *, newest: str | None = None
-) -> pd.DataFrame:
-    """``frame`` with one row per non-null ``key`` (a column, or several together).
+def dedupe_at(
+    frame: pd.DataFrame,
+    key: str | Sequence[str],
+    found: Findings,
+    at: np.ndarray,
+    *,
+    newest: str | None = None,
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """``frame`` with one row per non-null ``key`` (a column, or several together), and ``at``
+    (a value per row: the rows' positions in the frame a call built) cut as its rows are:
+    which copy of a repeat it kept, for what is said of the rows returned alone
+    (:func:`~dealframe.frames.said.say_kept`).
 
     Rows with a null or empty key (no identity: :func:`identities`) are never merged.
     Repeats with identical content are ``repeated_rows``; with different content
@@ -1618,29 +1625,10 @@ def dedupe(
     --------
     >>> found = Findings("POST /x")
     >>> df = pd.DataFrame({"id": ["a", "a", None, None], "v": [1, 2, 3, 3]})
-    >>> dedupe(df, "id", found)["v"].tolist()
+    >>> dedupe_at(df, "id", found, np.arange(4))[0]["v"].tolist()
     [1, 3, 3]
     >>> [f.kind for f in found]
     ['conflicting_rows']
-    """
-    return dedupe_at(frame, key, found, np.arange(len(frame)), newest=newest)[0]
-
-
-def dedupe_at(
-    frame: pd.DataFrame,
-    key: str | Sequence[str],
-    found: Findings,
-    at: np.ndarray,
-    *,
-    newest: str | None = None,
-) -> tuple[pd.DataFrame, np.ndarray]:
-    """:func:`dedupe` of ``frame``, and ``at`` (a value per row: the rows' positions in the
-    frame a call built) cut as its rows are: which copy of a repeat it kept (the newest, or
-    the first), for what is said of the rows returned alone
-    (:func:`~dealframe.frames.said.say_kept`).
-
-    Examples
-    --------
     >>> found = Findings("POST /x")
     >>> df = pd.DataFrame({"id": ["a", "b", "a"], "v": [1, 2, 3], "t": [1, 5, 9]})
     >>> out, at = dedupe_at(df, "id", found, np.arange(3), newest="t")
@@ -1658,7 +1646,7 @@ def dedupe_at(
 def rows_deduped(
     frame: pd.DataFrame, key: str | Sequence[str], found: Findings, *, newest: str | None = None
 ) -> np.ndarray | None:
-    """Which rows of ``frame`` :func:`dedupe` keeps (a boolean per row), its findings recorded
+    """Which rows of ``frame`` :func:`dedupe_at` keeps (a boolean per row), its findings recorded
     in ``found``; None when it keeps every row. What is aligned with the rows outside the frame
     (an aggregate's ``attrs["labels_as_served"]``) is cut by it as the rows are.
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -43,13 +44,18 @@ from _private_api import first_items
 
 from dealframe import DealframeWarning, ServiceContractWarning
 from dealframe.errors import ServiceContractError
-from dealframe.frames import companies_frame, deals_frame
+from dealframe.frames import deals_frame, list_frame, list_page_columns
 
 P = "/api/private/v1"
 AGGREGATE = f"^{P}/transactions/aggregate$"
 DEALS = f"^{P}/transactions$"
 PROFILE = f"^{P}/companies/[^/]+$"
 CURRENT = "^/api/v2/companies/current$"
+
+
+def company_list(items: list[dict[str, Any]]) -> pd.DataFrame:
+    """Company list items as ``client.private.companies()`` shapes a page of them."""
+    return list_frame("companies", [list_page_columns("companies", items)])
 
 
 # ---------------------------------------------------------------- numpy values in user items
@@ -63,7 +69,7 @@ def test_numpy_numbers_and_booleans_in_items_a_user_built_are_numbers_and_boolea
         item["small"] = np.float32(1.5) if i % 2 else np.uint8(i)
         item["flagged"] = np.bool_(i % 2 == 0)
         item["big"] = np.uint64(2**64 - 1)
-    frame = companies_frame(items)
+    frame = company_list(items)
     assert str(frame["score"].dtype) == "float64"
     assert frame["score"].tolist() == [0.5, 1.5, 2.5, 3.5]
     assert str(frame["rank"].dtype) == "float64" and frame["rank"].tolist() == [0, 1, 2, 3]

@@ -44,7 +44,7 @@ from _private_api import first_items
 
 from dealframe import DealframeWarning, ServiceContractWarning
 from dealframe.errors import ServiceContractError, ValidationError
-from dealframe.frames import companies_frame, deals_frame
+from dealframe.frames import deals_frame, list_frame, list_page_columns
 
 P = "/api/private/v1"
 AGGREGATE = f"^{P}/transactions/aggregate$"
@@ -54,6 +54,11 @@ DEAL = f"^{P}/transactions/[^/]+$"
 
 def _kinds(frame: pd.DataFrame) -> list[str]:
     return [f["kind"] for f in frame.attrs["findings"]]
+
+
+def company_list(items: list[dict[str, Any]]) -> pd.DataFrame:
+    """Company list items as ``client.private.companies()`` shapes a page of them."""
+    return list_frame("companies", [list_page_columns("companies", items)])
 
 
 # ------------------------------------------------------------ 1. rows cut by limit
@@ -243,7 +248,7 @@ def test_a_boolean_in_a_number_field_of_user_items_is_refused(sandbox, flag):
     companies = first_items(sandbox, "companies", 2)
     companies[1]["founded"] = flag
     with pytest.raises(ValidationError, match="founded: expected numbers"):
-        companies_frame(companies)
+        company_list(companies)
 
 
 # ------------------------------------------------------------ 7. pd.NA beside numbers
@@ -257,7 +262,7 @@ def test_pd_na_beside_numbers_in_an_extra_field_of_user_items_is_null(sandbox, n
     items[0]["score"] = number
     items[1]["score"] = pd.NA
     items[2]["score"] = pd.NaT if isinstance(number, np.generic) else np.nan
-    frame = companies_frame(items)
+    frame = company_list(items)
     assert str(frame["score"].dtype) == "float64"
     assert frame["score"].iloc[0] == float(number)
     assert frame["score"].iloc[1:].isna().all()
@@ -267,7 +272,7 @@ def test_pd_na_in_a_known_number_field_of_user_items_is_null(sandbox):
     items = first_items(sandbox, "companies", 3)
     items[0]["founded"] = np.int64(1999)
     items[1]["founded"] = pd.NA
-    frame = companies_frame(items)
+    frame = company_list(items)
     assert frame["founded"].iloc[0] == 1999 and pd.isna(frame["founded"].iloc[1])
 
 

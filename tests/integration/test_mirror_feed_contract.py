@@ -117,7 +117,7 @@ def _stamp(sb: Any, ident: str, stamp: str) -> None:
     row = store.row_of[ident]
     record = store.record(row)
     record["updated_at"] = stamp
-    store.put(sb.state.private.spec(store), row, record)
+    store.apply(store.prepare(sb.state.private.spec(store), row, record))
     sb.state.private.refresh()
 
 

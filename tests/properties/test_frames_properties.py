@@ -4,12 +4,15 @@
 - nested values → JSON text → Python (and → Arrow, for lists of objects) gives them back,
   whatever characters they hold;
 - 0, 1 or N rows give one schema;
-- the page fast path equals the item path however the rows are split into pages.
+- the client's page path equals the item path however the rows are split into pages.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
+from pathlib import Path
+from typing import Any
 
 import orjson
 import pandas as pd
@@ -18,14 +21,25 @@ from hypothesis import strategies as st
 
 from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from dealframe.frames import (
-    companies_frame,
     deals_frame,
-    deals_frame_from_pages,
     explode_participants,
     resolve_frames,
 )
 from dealframe.frames.nested import contains_any, encode, to_lists
 from dealframe.frames.objects import object_lists
+
+
+def _client_pages() -> Any:
+    """tests/unit/_client_pages.py: pages and items shaped as the client shapes them."""
+    path = Path(__file__).parents[1] / "unit" / "_client_pages.py"
+    spec = importlib.util.spec_from_file_location("dealframe_test_client_pages", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CLIENT = _client_pages()
 
 ROLES = {"buyers": "buyer", "lead_investors": "lead_investor", "investors": "investor"}
 FIELDS = ("id", "name", "short_name", "country", "website")
@@ -130,7 +144,8 @@ def test_deals_schema_is_stable_for_0_1_n(items):
 def test_pages_equal_items_however_split(items, cuts):
     bounds = sorted({0, len(items), *(min(c, len(items)) for c in cuts)})
     pages = [orjson.dumps({"data": items[a:b], "meta": {}}) for a, b in zip(bounds, bounds[1:])]
-    pd.testing.assert_frame_equal(deals_frame_from_pages(pages), deals_frame(items, profile=False))
+    got = CLIENT.list_from_pages(pages, with_role=None)  # a role kept, as deals_frame keeps it
+    pd.testing.assert_frame_equal(got, deals_frame(items, profile=False))
 
 
 @settings(max_examples=20, deadline=None)
@@ -153,7 +168,7 @@ def test_pages_equal_items_however_split(items, cuts):
     )
 )
 def test_companies_schema_is_stable_for_0_1_n(items):
-    frames = [companies_frame([]), companies_frame(items[:1]), companies_frame(items)]
+    frames = [CLIENT.list_from_items("companies", i) for i in ([], items[:1], items)]
     for f in frames[1:]:
         assert list(f.columns) == list(frames[0].columns)
         assert list(f.dtypes) == list(frames[0].dtypes)

@@ -15,12 +15,12 @@ from typing import Any
 import orjson
 import pandas as pd
 import pytest
+from _client_pages import list_from_pages
 
 import dealframe.frames.deal_rows as deal_rows
-import dealframe.frames.private as frames_private
 from dealframe.contract import DOCUMENTED_FIELDS, Findings, identities, keys_present, read_page
 from dealframe.errors import ValidationError
-from dealframe.frames import deals_frame_from_pages, list_frame, list_page_columns
+from dealframe.frames import list_frame, list_page_columns
 from dealframe.frames.deal_rows import MAX_EXTRA, read_deal_page
 from dealframe.frames.private import LIST_READERS
 
@@ -78,7 +78,7 @@ def page_of(items: list[Any], meta: Any = None, **doc: Any) -> bytes:
 
 def test_documented_pages_are_read_typed_and_give_the_dict_frame(pages):
     assert_identical(as_rows(pages), as_dicts(pages))
-    assert_identical(deals_frame_from_pages(pages), as_dicts(pages))
+    assert_identical(list_from_pages(pages), as_dicts(pages))
 
 
 def test_participant_text_is_the_canonical_text_whatever_the_key_order():
@@ -178,7 +178,7 @@ REFUSED = {
 def test_other_pages_are_refused_and_read_as_before(mutate):
     page = _one(mutate)
     assert read_deal_page(page) is None
-    assert_identical(deals_frame_from_pages([page]), as_dicts([page]))
+    assert_identical(list_from_pages([page]), as_dicts([page]))
 
 
 def _each(fn: Any) -> Any:
@@ -212,9 +212,9 @@ def test_pages_with_unknown_members_are_read_typed_with_their_columns(mutate, mo
     typed = read_deal_page(page)
     assert typed is not None
     assert_identical(as_rows([page]), as_dicts([page]))
-    got = deals_frame_from_pages([page])
-    monkeypatch.setattr(frames_private, "read_deal_page", lambda content: None)  # the fallback
-    assert_identical(got, deals_frame_from_pages([page]))
+    got = list_from_pages([page])
+    monkeypatch.setitem(LIST_READERS, "transactions", lambda content: None)  # JSON
+    assert_identical(got, list_from_pages([page]))
     found = {kind: Findings("POST /x") for kind in ("dicts", "rows")}
     for kind, doc in (("dicts", orjson.loads(page)), ("rows", typed)):
         read = read_page(doc, found[kind], number=1)
@@ -272,9 +272,9 @@ def test_integers_beyond_64_bits_in_extra_members_read_as_orjson_reads_them(valu
     page = _big_page(*values)
     assert read_deal_page(page) is not None
     assert_identical(as_rows([page]), as_dicts([page]))
-    got = deals_frame_from_pages([page])
-    monkeypatch.setattr(frames_private, "read_deal_page", lambda content: None)
-    assert_identical(got, deals_frame_from_pages([page]))
+    got = list_from_pages([page])
+    monkeypatch.setitem(LIST_READERS, "transactions", lambda content: None)
+    assert_identical(got, list_from_pages([page]))
 
 
 def test_an_integer_beyond_floats_in_an_extra_member_is_refused_as_orjson_refuses_it():
@@ -325,7 +325,7 @@ def test_members_found_late_cost_a_bounded_number_of_decodes(page, typed, reads)
     del reads.sets[:]
     assert (read_deal_page(content) is not None) is typed
     assert len(reads.sets) == (2 if typed else 1)
-    assert_identical(deals_frame_from_pages([content]), as_dicts([content]))
+    assert_identical(list_from_pages([content]), as_dicts([content]))
 
 
 def test_late_members_make_decoders_only_of_the_sets_pages_hold(reads, monkeypatch):
@@ -377,7 +377,7 @@ def test_pages_the_fallback_refuses_still_raise_its_error(mutate):
     page = _one(mutate)
     assert read_deal_page(page) is None
     with pytest.raises(ValidationError) as typed:
-        deals_frame_from_pages([page])
+        list_from_pages([page])
     with pytest.raises(ValidationError) as dicts:
         as_dicts([page])
     assert str(typed.value) == str(dicts.value)
@@ -412,7 +412,7 @@ def test_a_page_mixing_both_kinds_of_rows_across_pages_is_one_frame(pages):
     extra = _one(_item("extra_field", 7))
     assert read_deal_page(odd) is None and read_deal_page(extra) is not None
     mixed = [pages[0], odd, extra, pages[1]]
-    got = deals_frame_from_pages(mixed)
+    got = list_from_pages(mixed)
     assert_identical(got, as_dicts(mixed))
     assert got["target_region"].notna().sum() == 1 and got["extra_field"].notna().sum() == 1
 
@@ -422,8 +422,8 @@ def test_repeated_keys_keep_the_last_value_as_orjson_does():
     text = orjson.dumps(item)
     page = b'{"data":[' + text[:-1] + b',"deal_synopsis":"second"}]}'
     assert read_deal_page(page) is not None
-    assert_identical(deals_frame_from_pages([page]), as_dicts([page]))
-    assert deals_frame_from_pages([page]).loc[0, "deal_synopsis"] == "second"
+    assert_identical(list_from_pages([page]), as_dicts([page]))
+    assert list_from_pages([page]).loc[0, "deal_synopsis"] == "second"
 
 
 @pytest.mark.parametrize("field", ["deal_valuation", "extra_number"])
@@ -437,7 +437,7 @@ def test_numbers_read_as_orjson_reads_them(field):
         items.append(text.replace(f'"{field}":0.5'.encode(), f'"{field}":'.encode() + number))
     page = b'{"data":[' + b",".join(items) + b"]}"
     assert read_deal_page(page) is not None
-    assert_identical(deals_frame_from_pages([page]), as_dicts([page]))
+    assert_identical(list_from_pages([page]), as_dicts([page]))
 
 
 def test_only_deal_lists_have_a_reader():

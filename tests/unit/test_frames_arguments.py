@@ -173,11 +173,12 @@ LED = [{**NUMBERED[0], "lead_investors": [{"id": "a"}]}]
 
 BUILDERS: dict[str, Callable[[], pd.DataFrame]] = {
     "deals_frame": lambda: deals_frame(NUMBERED),
-    "companies_frame": lambda: dealframe.frames.companies_frame(NUMBERED),
-    "investors_frame": lambda: dealframe.frames.investors_frame(NUMBERED),
     "build_frame": lambda: build_frame(NUMBERED, INVESTOR_LIST),
     "list_frame investors": lambda: list_frame(
         "investors", [list_page_columns("investors", NUMBERED)]
+    ),
+    "list_frame companies": lambda: list_frame(
+        "companies", [list_page_columns("companies", NUMBERED)]
     ),
     "list_frame transactions": lambda: list_frame(
         "transactions", [list_page_columns("transactions", NUMBERED)]

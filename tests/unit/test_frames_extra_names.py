@@ -18,7 +18,6 @@ import dealframe
 from dealframe.frames import (
     company_profiles_frame,
     deals_frame,
-    investors_frame,
     list_frame,
     list_page_columns,
 )
@@ -109,7 +108,8 @@ _ORDER = """
 import warnings; warnings.simplefilter("ignore")
 import dealframe.frames as F
 a = F.deals_frame([{"id": "d1", 2024: 1.5, "2024": "s"}])
-b = F.investors_frame([{"id": "a", 5: "x", "5": "y"}])
+p = F.list_page_columns("investors", [{"id": "a", 5: "x", "5": "y"}])
+b = F.list_frame("investors", [p])
 print([repr(c) for f in (a, b) for c in f.columns[-2:]])
 """
 
@@ -125,5 +125,5 @@ def test_the_order_of_a_key_and_its_text_is_the_same_on_every_run():
         )
         orders.add(run.stdout.strip())
     assert orders == {"""['2024', "'2024'", '5', "'5'"]"""}
-    frame = _quiet(lambda: investors_frame([{"id": "a", 5: "x", "5": "y"}]))
+    frame = _pages("investors", [{"id": "a", 5: "x", "5": "y"}])
     assert list(frame.columns[-2:]) == [5, "5"] and frame[5].dtype == frame["5"].dtype

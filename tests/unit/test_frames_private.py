@@ -5,25 +5,25 @@ from __future__ import annotations
 import importlib.util
 import json
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import orjson
 import pandas as pd
 import pytest
+from _client_pages import RefusedBody, list_from_items, list_from_pages
 
 from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
+from dealframe.contract import Findings, read_page
 from dealframe.errors import ValidationError
 from dealframe.frames import (
     aggregate_frame,
     co_investors_frame,
-    companies_frame,
     company_investors_frame,
     company_profiles_frame,
     deals_frame,
-    deals_frame_from_pages,
     investor_profiles_frame,
-    investors_frame,
     lookup_frame,
     portfolio_frame,
     resolve_frames,
@@ -62,8 +62,8 @@ def assert_prefix_schema(empty: pd.DataFrame, other: pd.DataFrame) -> None:
 
 
 # ------------------------------------------------------------------ companies / investors
-def test_companies_frame_types_and_offsets():
-    df = companies_frame(load("companies.json"))
+def test_company_list_types_and_offsets():
+    df = list_from_items("companies", load("companies.json"))
     assert df["id"].dtype == STR
     assert df["founded"].dtype == pd.Int64Dtype()
     assert df.loc[0, "founded"] == 2004 and pd.isna(df.loc[1, "founded"])
@@ -80,8 +80,8 @@ def test_companies_frame_types_and_offsets():
     assert df.columns[-1] == "headcount_band"
 
 
-def test_investors_frame():
-    df = investors_frame(load("investors.json")["data"])
+def test_investor_list():
+    df = list_from_items("investors", load("investors.json")["data"])
     assert list(df.columns) == [
         "id",
         "name",
@@ -99,8 +99,8 @@ def test_investors_frame():
 @pytest.mark.parametrize(
     "func,payload",
     [
-        (companies_frame, "companies.json"),
-        (investors_frame, "investors.json"),
+        (partial(list_from_items, "companies"), "companies.json"),
+        (partial(list_from_items, "investors"), "investors.json"),
         (company_profiles_frame, "company_profiles.json"),
         (investor_profiles_frame, "investor_profiles.json"),
         (deals_frame, "deals_page.json"),
@@ -240,7 +240,7 @@ def test_deals_frame_roles_in_another_case_are_the_vocabulary():
         {"id": "d", "role": "seller"},
         {"id": "e", "role": None},
     ]
-    for df in (deals_frame(rows), deals_frame_from_pages([orjson.dumps({"data": rows})])):
+    for df in (deals_frame(rows), list_from_pages([orjson.dumps({"data": rows})], with_role=None)):
         assert df["role"].tolist()[:4] == ["lead_investor", "buyer", "lead_investor", "seller"]
         assert pd.isna(df["role"].iloc[4])
         assert list(df["role"].cat.categories) == ["lead_investor", "buyer", "investor", "seller"]
@@ -274,17 +274,17 @@ def test_deals_frame_bad_input():
 
 
 # ------------------------------------------------------------------ pages
-def test_deals_frame_from_pages_equals_deals_frame_on_payload():
+def test_deal_pages_equals_deals_frame_on_payload():
     page = (PAYLOADS / "deals_page.json").read_bytes()
     items = load("deals_page.json")["data"]
-    pd.testing.assert_frame_equal(deals_frame_from_pages([page]), deals_frame(items))
+    pd.testing.assert_frame_equal(list_from_pages([page]), deals_frame(items))
 
 
-def test_deals_frame_from_pages_equals_deals_frame_across_pages():
+def test_deal_pages_equals_deals_frame_across_pages():
     s = synth()
     pages = s.deal_pages(2_500, page_size=400, seed=3, n_investors=50)
     items = [item for p in pages for item in orjson.loads(p)["data"]]
-    got = deals_frame_from_pages(pages)
+    got = list_from_pages(pages)
     pd.testing.assert_frame_equal(got, deals_frame(items))
     assert got["buyers"].dtype == STR
     assert got["id"].tolist() == [i["id"] for i in items]
@@ -293,7 +293,7 @@ def test_deals_frame_from_pages_equals_deals_frame_across_pages():
     ]
 
 
-def test_deals_frame_from_pages_extras_and_categories_in_some_pages_only():
+def test_deal_pages_extras_and_categories_in_some_pages_only():
     pages_items = [
         [{"id": "a", "deal_type": "Venture", "deal_date": "2024-01-02"}],
         [{"id": "b", "deal_type": "Crowdfunding", "flag": True, "role": "buyer"}],
@@ -301,7 +301,7 @@ def test_deals_frame_from_pages_extras_and_categories_in_some_pages_only():
         [{"id": "c", "deal_type": "M&A", "score": 3, "target": {"id": "t", "rank": 2}}],
     ]
     pages = [orjson.dumps({"data": p, "meta": {"returned": len(p)}}) for p in pages_items]
-    got = deals_frame_from_pages(pages)
+    got = list_from_pages(pages, with_role=None)  # a role kept, as deals_frame keeps it
     want = deals_frame([i for p in pages_items for i in p])
     pd.testing.assert_frame_equal(got, want)
     assert got["flag"].dtype == pd.BooleanDtype() and got["score"].dtype == np.float64
@@ -309,7 +309,7 @@ def test_deals_frame_from_pages_extras_and_categories_in_some_pages_only():
     assert got["role"].tolist()[1] == "buyer" and pd.isna(got["role"].tolist()[0])
 
 
-def test_deals_frame_from_pages_text_that_is_not_text_in_one_page_only():
+def test_deal_pages_text_that_is_not_text_in_one_page_only():
     # Text columns are typed once over every page; a page whose values are not all text
     # (an id sent as a number) takes the general path, and the frame is still the one
     # deals_frame builds from the same rows in one go.
@@ -319,7 +319,7 @@ def test_deals_frame_from_pages_text_that_is_not_text_in_one_page_only():
         [{"id": "c", "deal_type": "M&A", "updated_at": "2024-01-04T10:00:00+02:00"}],
     ]
     pages = [orjson.dumps({"data": p, "meta": {}}) for p in pages_items]
-    got = deals_frame_from_pages(pages)
+    got = list_from_pages(pages)
     pd.testing.assert_frame_equal(got, deals_frame([i for p in pages_items for i in p]))
     assert got["id"].tolist() == ["a", "7", "c"]
     assert got["deal_type"].tolist()[1] == 3 and got["deal_type"].tolist()[2] == "M&A"
@@ -327,24 +327,26 @@ def test_deals_frame_from_pages_text_that_is_not_text_in_one_page_only():
 
 
 @pytest.mark.parametrize("bad", [20240103, "03/01/2024"])
-def test_deals_frame_from_pages_a_bad_date_in_a_later_page_names_the_column(bad):
+def test_deal_pages_a_bad_date_in_a_later_page_names_the_column(bad):
     pages = [
         orjson.dumps({"data": [{"id": "a", "deal_date": "2024-01-02"}], "meta": {}}),
         orjson.dumps({"data": [{"id": "b", "deal_date": bad}], "meta": {}}),
     ]
     with pytest.raises(ValidationError, match="deal_date"):
-        deals_frame_from_pages(pages)
+        list_from_pages(pages)
 
 
-def test_deals_frame_from_pages_empty_and_bad():
-    empty = deals_frame_from_pages([])
+def test_deal_pages_empty_and_bad():
+    empty = list_from_pages([])
     pd.testing.assert_frame_equal(empty, deals_frame([]))
-    with pytest.raises(ValidationError):
-        deals_frame_from_pages([b"{not json"])
-    with pytest.raises(ValidationError):
-        deals_frame_from_pages([b'{"data": {"id": "x"}}'])
-    with pytest.raises(ValidationError):
-        deals_frame_from_pages([{"data": []}])
+    with pytest.raises(RefusedBody):  # the transport sends it again or fails it
+        list_from_pages([b"{not json"])
+    # ``data`` that is no list: the walk reads an empty page, and says so
+    found = Findings("POST /transactions")
+    assert (
+        read_page(orjson.loads(b'{"data": {"id": "x"}, "meta": {}}'), found, number=1).items == []
+    )
+    assert [f.kind for f in found] == ["wrong_shape"]
 
 
 # ------------------------------------------------------------------ sub-collections
@@ -455,7 +457,7 @@ def test_participant_columns_are_canonical_json_text(tmp_path):
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "deals.parquet"), df)
 
 
-def test_deals_frame_from_pages_reads_any_json_layout_and_refuses_bad_items():
+def test_deal_pages_reads_any_json_layout_and_refuses_bad_items():
     item = {"id": "a", "deal_date": "2024-01-02", "buyers": [{"id": "p", "name": "P"}]}
 
     def page(*items, indent=False):
@@ -470,16 +472,13 @@ def test_deals_frame_from_pages_reads_any_json_layout_and_refuses_bad_items():
     ]
     for pages in readable:
         items = [i for p in pages for i in orjson.loads(p)["data"]]
-        pd.testing.assert_frame_equal(deals_frame_from_pages(pages), deals_frame(items))
-    for bad in (
-        [page({**item, "buyers": [None]})],
-        [b'{"data": [null]}'],
-        [b'{"meta": {}}'],
-        [b"[1, 2]"],
-        [b"{not json"],
-    ):
+        pd.testing.assert_frame_equal(list_from_pages(pages), deals_frame(items))
+    for bad in ([page({**item, "buyers": [None]})], [b'{"data": [null]}']):
         with pytest.raises(ValidationError):
-            deals_frame_from_pages(bad)
+            list_from_pages(bad)
+    for refused in ([b'{"meta": {}}'], [b"[1, 2]"], [b"{not json"]):
+        with pytest.raises(RefusedBody):
+            list_from_pages(refused)
 
 
 # ------------------------------------------------------------------ lookup

@@ -1,4 +1,4 @@
-"""Argument checks of ``dealframe.pull``, ``deals_frame_from_pages`` and the backoff settings:
+"""Argument checks of ``dealframe.pull`` and the backoff settings:
 dealframe errors naming the Python argument, never a bare ``AttributeError``/``TypeError``.
 """
 
@@ -12,11 +12,7 @@ import pytest
 from dealframe import Client
 from dealframe.config import Settings
 from dealframe.errors import ConfigurationError, ValidationError
-from dealframe.frames import deals_frame_from_pages
 from dealframe.pull import Entity, check_output, entity, portable_frame, write_frame
-
-PAGE = b'{"data": [{"id": "d1", "deal_date": "2024-02-01"}], "meta": {"page": 1}}'
-
 
 # -- dealframe.pull ---------------------------------------------------------------------------
 
@@ -56,23 +52,6 @@ def test_entity_is_typed():
     hints = typing.get_type_hints(entity)
     assert hints["name"] is str and hints["return"] is Entity
     assert entity("co_investors").name == "co-investors"
-
-
-# -- deals_frame_from_pages -------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("pages", [None, 5, PAGE, PAGE.decode()])
-def test_pages_must_be_an_iterable_of_pages(pages):
-    with pytest.raises(ValidationError) as info:
-        deals_frame_from_pages(pages)
-    assert info.value.argument == "pages"
-    one = isinstance(pages, (bytes, str))
-    assert ("pass [page]" in str(info.value)) is one
-
-
-def test_pages_from_any_iterable():
-    assert len(deals_frame_from_pages(iter([PAGE, PAGE]))) == 2
-    assert len(deals_frame_from_pages((PAGE,))) == 1
 
 
 # -- backoff settings -------------------------------------------------------------------------

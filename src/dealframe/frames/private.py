@@ -28,7 +28,7 @@ import pandas as pd
 from dealframe.arguments import checked_keywords, choice
 from dealframe.contract import keys_present, typed_fields
 from dealframe.errors import ValidationError
-from dealframe.frames.deal_rows import PAGE_TYPES, read_deal_page
+from dealframe.frames.deal_rows import read_deal_page
 from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import (
     as_records,
@@ -71,14 +71,11 @@ __all__ = [
     "buckets_left_out",
     "day_of",
     "co_investors_frame",
-    "companies_frame",
     "company_investors_frame",
     "complete_deals",
     "company_profiles_frame",
     "deals_frame",
-    "deals_frame_from_pages",
     "investor_profiles_frame",
-    "investors_frame",
     "list_frame",
     "list_page_columns",
     "lookup_frame",
@@ -98,35 +95,10 @@ LIST_SHAPES: dict[str, tuple[Schema, Mapping[str, str] | None, tuple[Any, ...]]]
 }
 
 #: The schema'd reader of each list's pages (typed rows); pages of other lists, and pages
-#: it refuses, are read as JSON (``client.private`` walks, :func:`deals_frame_from_pages`).
+#: it refuses, are read as JSON (``client.private`` walks).
 LIST_READERS: dict[str, Callable[[bytes], dict[str, Any] | None]] = {"transactions": read_deal_page}
 
 _PROFILE_PREFIXES = {key: f"{key}_" for key in PROFILE_NESTED}
-
-
-@checked_keywords
-def companies_frame(items: Items) -> pd.DataFrame:
-    """Company list items (``POST /companies``) as a typed frame.
-
-    Examples
-    --------
-    >>> df = companies_frame([{"id": "c1", "founded": 2012, "region": "Oceania"}])
-    >>> df["founded"].dtype, df.loc[0, "region"]
-    (Int64Dtype(), 'Oceania')
-    """
-    return build_frame(as_records(items, "companies"), COMPANY_LIST)
-
-
-@checked_keywords
-def investors_frame(items: Items) -> pd.DataFrame:
-    """Investor list items (``POST /investors``) as a typed frame.
-
-    Examples
-    --------
-    >>> investors_frame([]).columns.tolist()
-    ['id', 'name', 'short_name', 'website', 'country', 'updated_at', 'deleted']
-    """
-    return build_frame(as_records(items, "investors"), INVESTOR_LIST)
 
 
 @checked_keywords
@@ -460,71 +432,6 @@ def _part(part: Any, i: int) -> tuple[dict[str, Any], dict[str, Any]]:
     if not (is_sequence(part) and len(part) == 2 and all(isinstance(d, dict) for d in part)):
         raise ValidationError(f"parts[{i}]", "a list_page_columns result", got=type(part).__name__)
     return part[0], part[1]
-
-
-def _page_items(page: Any, i: int) -> Any:
-    if not isinstance(page, PAGE_TYPES):
-        raise ValidationError(f"pages[{i}]", "the raw bytes of a page", got=type(page).__name__)
-    read = read_deal_page(page)  # documented rows, typed; any other page is read as JSON
-    if read is not None:
-        return read["data"]
-    try:
-        doc = orjson.loads(page)
-    except orjson.JSONDecodeError as exc:
-        raise ValidationError(f"pages[{i}]", f"valid JSON ({exc})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
-        raise ValidationError(f"pages[{i}]", "a {data: [...], meta} list response")
-    return doc["data"]
-
-
-@checked_keywords
-def deals_frame_from_pages(
-    pages: Iterable[bytes | bytearray | memoryview | str], *, with_role: bool | None = None
-) -> pd.DataFrame:
-    """Raw ``{data, meta}`` list pages (bytes, as received) → one deals frame.
-
-    The same path :meth:`client.private.deals` takes: each page is read into typed rows
-    (:func:`dealframe.frames.deal_rows.read_deal_page`), or parsed with orjson when it is not
-    a page of documented rows, and built into columns at once (:func:`list_page_columns`), so
-    the rows of one page at most are alive; the pages are then joined (:func:`list_frame`).
-    The result equals :func:`deals_frame` of all the pages' items.
-
-    Parameters
-    ----------
-    pages : iterable of bytes
-        Raw list responses (``bytes``, ``bytearray``, ``memoryview`` or ``str``).
-    with_role : bool, optional
-        As for :func:`deals_frame`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The same columns and dtypes as :func:`deals_frame`.
-
-    Raises
-    ------
-    dealframe.errors.ValidationError
-        ``pages`` is not an iterable of pages (None, a number, or one page itself: pass
-        ``[page]``); a page that is not bytes, not JSON, not a ``{data: [...]}`` response,
-        or holds values the deal schema cannot read.
-
-    Examples
-    --------
-    >>> page = b'{"data": [{"id": "d1", "deal_date": "2024-02-01"}], "meta": {"page": 1}}'
-    >>> deals_frame_from_pages([page, page]).shape[0]
-    2
-    """
-    if isinstance(pages, PAGE_TYPES) or not isinstance(pages, Iterable):
-        one = " (this is one page: pass [page])" if isinstance(pages, PAGE_TYPES) else ""
-        raise ValidationError(
-            "pages",
-            f"an iterable of raw pages, such as a list of bytes{one}",
-            got=type(pages).__name__,
-        )
-    parts = [
-        list_page_columns("transactions", _page_items(page, i)) for i, page in enumerate(pages)
-    ]
-    return list_frame("transactions", parts, with_role=with_role)
 
 
 @checked_keywords

@@ -714,7 +714,15 @@ _FLAT_KEYS = (
 def _way_stat_field(key: Any) -> tuple[int, str, str] | None:
     """``(way, statistic, field)`` of a flat key that names its statistic, else None: ``way``
     is the index in :data:`_FLAT_KEYS` of the way it is written (0 ``marketCap_sum``, 1
-    ``marketCapSum``, 2 ``sum_marketCap``, 3 ``sumMarketCap``)."""
+    ``marketCapSum``, 2 ``sum_marketCap``, 3 ``sumMarketCap``).
+
+    Examples
+    --------
+    >>> [_way_stat_field(k) for k in ("marketCapSum", "median_revenueLtm", "sumMarketCap")]
+    [(1, 'sum', 'marketCap'), (2, 'median', 'revenueLtm'), (3, 'sum', 'marketCap')]
+    >>> _way_stat_field("evRevenueLtm") is None
+    True
+    """
     for way, pattern in enumerate(_FLAT_KEYS):
         found = pattern.fullmatch(key) if isinstance(key, str) else None
         if found:
@@ -723,20 +731,6 @@ def _way_stat_field(key: Any) -> tuple[int, str, str] | None:
                 field = field[0].lower() + field[1:]
             return way, found["stat"].lower(), field
     return None
-
-
-def _stat_and_field(key: Any) -> tuple[str, str] | None:
-    """``(statistic, field)`` of a flat key that names its statistic, else None.
-
-    Examples
-    --------
-    >>> [_stat_and_field(k) for k in ("marketCapSum", "median_revenueLtm", "sumMarketCap")]
-    [('sum', 'marketCap'), ('median', 'revenueLtm'), ('sum', 'marketCap')]
-    >>> _stat_and_field("evRevenueLtm") is None
-    True
-    """
-    found = _way_stat_field(key)
-    return None if found is None else found[1:]
 
 
 #: How a flat key may write a statistic of the service's own beside its field, in the ways of
@@ -968,7 +962,7 @@ def _flat_split(
     data: Mapping[str, Any],
 ) -> tuple[dict[str, dict[str, Any]], list[str], dict[Any, set[tuple[str, str]]]]:
     """``({stat: {field: value}}, unsplit, ambiguous)`` of a flat ``{key: value}``: the keys
-    that name a sum, median, mean, min or max (:func:`_stat_and_field`), and, when these name
+    that name a sum, median, mean, min or max (:func:`_way_stat_field`), and, when these name
     both a sum and a median, the others split against the fields these name, written in one
     of :data:`_OWN_WAYS` or a way these are written (:func:`_split_own`). Where the sum or the
     median is missing, every other key is unsplit: it may be it."""

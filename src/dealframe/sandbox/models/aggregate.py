@@ -9,7 +9,8 @@ appears once, in the order the document states it.
 2. Deals whose metric is null or not finite are dropped; so are deals outside
    the window.
 3. Every calendar period that intersects the window is a bucket, in
-   chronological order (:func:`bucket_labels`); ``none`` is one bucket ``all``.
+   chronological order, labelled ``YYYY-MM``, ``YYYY-Qn`` or ``YYYY``; ``none`` is one
+   bucket ``all``.
 4. Per bucket, ``n`` is the number of deals with a value. ``n == 0`` gives
    ``warning: "empty"``; ``0 < n < small_n_threshold`` gives
    ``warning: "small_n"``; both with null statistics and no trimming.
@@ -37,7 +38,6 @@ __all__ = [
     "OUTLIER_RULE",
     "SMALL_N_THRESHOLD",
     "AggregateInputError",
-    "bucket_labels",
     "compute_aggregate",
     "resolve_window",
 ]
@@ -151,40 +151,6 @@ def _window_codes(start: dt.date, end: dt.date, time_bucket: str) -> tuple[int, 
     ends = np.array([start, end], dtype="datetime64[D]")
     first, last = _period_code(ends, time_bucket)
     return int(first), int(last)
-
-
-def bucket_labels(time_bucket: str, date_from: dt.date, date_to: dt.date) -> list[str]:
-    """Labels of every calendar period intersecting ``[date_from, date_to]``, in order.
-
-    Parameters
-    ----------
-    time_bucket : {"month", "quarter", "year", "none"}
-        Bucket width.
-    date_from, date_to : datetime.date
-        The inclusive window (``date_from <= date_to``).
-
-    Returns
-    -------
-    list of str
-        ``YYYY-MM`` for month, ``YYYY-Qn`` for quarter, ``YYYY`` for year and
-        the single label ``all`` for none.
-
-    Raises
-    ------
-    AggregateInputError
-        If ``time_bucket`` is not a known bucket.
-
-    Examples
-    --------
-    >>> import datetime as dt
-    >>> bucket_labels("quarter", dt.date(2024, 8, 15), dt.date(2025, 1, 2))
-    ['2024-Q3', '2024-Q4', '2025-Q1']
-    >>> bucket_labels("none", dt.date(2024, 8, 15), dt.date(2025, 1, 2))
-    ['all']
-    """
-    _check_bucket(time_bucket)
-    first, last = _window_codes(date_from, date_to, time_bucket)
-    return [_period_label(code, time_bucket) for code in range(first, last + 1)]
 
 
 def _lerp(a: float, b: float, t: float) -> float:

@@ -33,10 +33,7 @@ from .relations import Relations
 from .resolve import NameIndex
 from .tables import Table
 
-__all__ = ["ENTITIES", "PrivateStore"]
-
-#: The list endpoints.
-ENTITIES: tuple[str, ...] = ("companies", "investors", "transactions")
+__all__ = ["PrivateStore"]
 
 _NULLABLE_PROFILE_LISTS = ("verticals", "themes", "revenue_model", "client_focus")
 _TARGET_FIELDS = ("id", "name", "short_name", "website", "country")

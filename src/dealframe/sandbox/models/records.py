@@ -326,10 +326,6 @@ class RecordStore:
         for name, items in prepared.lists.items():
             self.lists[name].set(prepared.row, items)
 
-    def put(self, spec: RecordSpec, row: int, record: dict) -> None:
-        """Replace the record of ``row`` (its id must not change)."""
-        self.apply(self.prepare(spec, row, record))
-
     def copy(self) -> RecordStore:
         """An independent copy (rows are immutable bytes, so only the list is copied)."""
         return RecordStore(
