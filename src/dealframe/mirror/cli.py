@@ -30,7 +30,18 @@ from typing import Any
 from dealframe._wording import counted
 from dealframe.arguments import expanded_path
 
-from ..cli_options import Several, choice, countries, day, non_negative, positive_int, region, sku
+from .._vocab import REGIONS
+from ..cli_options import (
+    Several,
+    choice,
+    countries,
+    day,
+    looks_like_codes,
+    looks_like_skus,
+    non_negative,
+    positive_int,
+    skus,
+)
 from ..clitools import UsageError, add_sandbox_options, check_folder, service_client
 from .errors import MirrorDivergenceWarning, MirrorPathError, MirrorVersionError
 from .schema import ENTITIES
@@ -222,11 +233,6 @@ def _compact(args: argparse.Namespace) -> int:
     return 0
 
 
-def _flat(lists: list[list[str]] | None) -> list[str] | None:
-    """The values of an option whose each value is a comma-separated list (``--country``)."""
-    return None if lists is None else [value for values in lists for value in values]
-
-
 def _snapshot(args: argparse.Namespace) -> int:
     from .public import snapshot_public
 
@@ -234,7 +240,7 @@ def _snapshot(args: argparse.Namespace) -> int:
         k: v
         for k, v in (
             ("regions", args.region),
-            ("countries", _flat(args.country)),
+            ("countries", args.country),
             ("industries", args.industry),
             ("themes", args.theme),
             ("enterprise_value_above", args.ev_above),
@@ -355,32 +361,44 @@ def register(subparsers: Any) -> None:
         help="append today's Family A current data for a universe, refresh its monthly time series",
     )
     p.add_argument("path", metavar="PATH", help="mirror folder (or a new one)")
+    # the words after a list option are its values while they look like one, so PATH may
+    # come first or last (cli_options.Several); free text (--industry) takes every word
     p.add_argument(
         "--sku",
-        nargs="+",
-        action="extend",
-        type=sku,
+        action=Several,
+        type=skus,
+        takes=looks_like_skus,
+        metavar="SKU[,SKU...]",
         help="the universe as SKUs (repeatable, or several after one flag)",
     )
     p.add_argument(
         "--region",
-        nargs="+",
-        action="extend",
-        type=region,
+        action=Several,
+        as_api=True,
+        names=REGIONS,
+        metavar="REGION[,REGION...]",
         help="the universe as a search: regions (repeatable)",
     )
     p.add_argument(
         "--country",
-        nargs="+",
-        action="extend",
+        action=Several,
         type=countries,
+        takes=looks_like_codes,
         metavar="CODE[,CODE...]",
         help="... ISO-3 countries (repeatable, or comma-separated as pull takes them)",
     )
     p.add_argument(
-        "--industry", nargs="+", action="extend", help="... industries (verticals; repeatable)"
+        "--industry",
+        action=Several,
+        metavar="NAME[,NAME...]",
+        help="... industries (verticals; repeatable; free text: give PATH first)",
     )
-    p.add_argument("--theme", nargs="+", action="extend", help="... themes (repeatable)")
+    p.add_argument(
+        "--theme",
+        action=Several,
+        metavar="NAME[,NAME...]",
+        help="... themes (repeatable; free text: give PATH first)",
+    )
     p.add_argument(
         "--ev-above", type=non_negative, help="... enterprise value above (millions USD)"
     )
