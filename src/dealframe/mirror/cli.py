@@ -52,7 +52,9 @@ TABLES = (*ENTITIES, "public/current", "public/time_series")
 __all__ = ["register"]
 
 
-def _path_ready(path: str, *, new: bool = False, migrates: bool = False) -> None:
+def _path_ready(
+    path: str, *, new: bool = False, migrates: bool = False, writes: bool | str = False
+) -> None:
     """Refuse a PATH that holds no mirror (``new``: that cannot become one), or a mirror of a
     schema version this command does not read, now, before a sandbox starts or a request is
     sent; leaves nothing behind.
@@ -61,17 +63,21 @@ def _path_ready(path: str, *, new: bool = False, migrates: bool = False) -> None
     mirror of another version needs a new folder or the dealframe that wrote it): exit
     status 2, as for any PATH the command cannot work with (docs/errors.md). With
     ``migrates`` (``mirror sync``), a version-2 mirror is accepted: the sync migrates it.
+    With ``writes`` (every command that takes the mirror's lock), a folder, marker or lock
+    file flagged ``chattr +i``/``+a`` is refused too (root is not stopped by permissions);
+    ``writes="lock"`` (``compact``): the folder and lock file only, the marker is kept.
 
     Raises
     ------
     UsageError
-        PATH is a file, holds no mirror (or, ``new``, cannot hold one), or its mirror's
-        schema version is not one this command reads (the message says how to fix it).
+        PATH is a file, holds no mirror (or, ``new``, cannot hold one), its mirror's
+        schema version is not one this command reads, or (``writes``) a file it rewrites in
+        place is flagged to be kept (the message says how to fix it).
     dealframe.errors.ValidationError
         PATH's absolute form holds a percent escape such as ``%20`` or a character deltalake
         cannot keep in a path (``#``, ``?``, ``[`` ..., see ``folder_path``), new or not.
     """
-    from .state import read_state
+    from .state import check_writable, read_state
     from .sync import _usable_marker, folder_path, open_folder
 
     folder_path(path)  # a percent escape, '#' ... (ValidationError, exit status 2), even new
@@ -81,9 +87,12 @@ def _path_ready(path: str, *, new: bool = False, migrates: bool = False) -> None
             return
         # a corrupt marker stays a MirrorStateError (exit 1); a version-2 one passes only
         # for the sync, which migrates it
-        (_usable_marker if migrates else read_state)(open_folder(path, create=new))
+        root = open_folder(path, create=new)
+        (_usable_marker if migrates else read_state)(root)
         if new:  # written in: its state file is replaced by a rename, as the probe is
             check_folder(path, "PATH")
+        if writes:  # its marker and lock file are written in place: flags refused now
+            check_writable(root, marker=writes != "lock")
     except (MirrorPathError, MirrorVersionError) as exc:
         raise UsageError(exc) from None
 
@@ -115,7 +124,7 @@ def _sync(args: argparse.Namespace) -> int:
     from .sync import sync
 
     progress = False if args.no_progress else None
-    _path_ready(args.path, new=True, migrates=True)
+    _path_ready(args.path, new=True, migrates=True, writes=True)
     with service_client(args, progress=None) as client, warnings.catch_warnings():
         # the report's lines below say each divergence (stamped ahead, counts): once
         warnings.simplefilter("ignore", MirrorDivergenceWarning)
@@ -211,7 +220,7 @@ def _compact(args: argparse.Namespace) -> int:
     from .schema import PUBLIC_TABLES
     from .sync import _entities
 
-    _path_ready(args.path)
+    _path_ready(args.path, writes="lock")
     done = compact(
         args.path,
         args.entities or ENTITIES,
@@ -253,7 +262,7 @@ def _snapshot(args: argparse.Namespace) -> int:
             "--country, --industry, --theme, --ev-above), not "
             f"{'both' if args.sku else 'neither'}"
         )
-    _path_ready(args.path, new=True)
+    _path_ready(args.path, new=True, writes=True)
     with service_client(args, progress=None) as client:
         report = snapshot_public(
             client,
