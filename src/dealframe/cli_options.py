@@ -53,6 +53,8 @@ __all__ = [
     "host",
     "is_decimal",
     "is_whole",
+    "looks_like_codes",
+    "looks_like_skus",
     "non_negative",
     "non_negative_int",
     "one_line",
@@ -64,7 +66,9 @@ __all__ = [
     "region",
     "seconds_up_to",
     "sku",
+    "skus",
     "spoken",
+    "texts",
     "unquoted",
     "whole_from",
 ]
@@ -515,14 +519,19 @@ def _parts(names: tuple[str, ...], as_api: bool = False) -> Callable[[str], list
 
 
 class Several(argparse.Action):
-    """An option naming one or more of ``names``: ``--entities deals,companies``,
-    ``--entities deals companies`` or ``--entities deals --entities companies`` (each checked,
-    with did-you-mean; given twice, the values add up).
+    """An option taking one or more values: ``--entities deals,companies``, ``--entities deals
+    companies`` or ``--entities deals --entities companies`` (each checked, with did-you-mean;
+    given twice, the values add up).
 
-    The words after the option are its values while they are (or nearly are) one of
-    ``names``: ``mirror sync --entities deals PATH`` leaves ``PATH`` to the command (plain
-    ``nargs='+'`` would take it as a value). :class:`Parser` does this. ``as_api=True`` words
-    a refused name as the Python API does (see :func:`choice`).
+    The words after the option are its values while they look like one (:meth:`wants`):
+    ``mirror sync --entities deals PATH`` leaves ``PATH`` to the command (plain
+    ``nargs='+'`` would take it as a value). :class:`Parser` does this. The values are either
+    one or more of ``names`` (a refused one worded as the Python API words it with
+    ``as_api=True``, see :func:`choice`), or what ``type`` reads from a comma-separated value
+    (a function of ``str`` to a list), a word after the first being taken while ``takes``
+    says it is one (by default every word that is not an option: free text, such as
+    ``--industry``). When a command then lacks an argument, :class:`Parser` says which
+    option took which word, and to give the argument before the option.
 
     Examples
     --------
@@ -533,6 +542,9 @@ class Several(argparse.Action):
     {'path': 'm', 'entities': ['deals', 'companies']}
     >>> p.parse_args(["m", "--entities", "deals,companies"]).entities
     ['deals', 'companies']
+    >>> _ = p.add_argument("--country", action=Several, type=countries, takes=looks_like_codes)
+    >>> vars(p.parse_args(["--country", "DEU", "FRA,GBR", "m"]))
+    {'path': 'm', 'entities': None, 'country': ['DEU', 'FRA', 'GBR']}
     """
 
     def __init__(
@@ -540,19 +552,29 @@ class Several(argparse.Action):
         option_strings: list[str],
         dest: str,
         *,
-        names: Any,
+        names: Any = None,
         as_api: bool = False,
+        type: Callable[[str], list[str]] | None = None,
+        takes: Callable[[str], bool] | None = None,
         **kwargs: Any,
     ) -> None:
-        self.names = tuple(names)
-        kwargs.setdefault("metavar", "NAME[,NAME...]")
-        super().__init__(option_strings, dest, type=_parts(self.names, as_api), **kwargs)
+        self.names = None if names is None else tuple(names)
+        self.takes = takes
+        if self.names is not None:
+            type = _parts(self.names, as_api)
+        elif type is None:
+            type = texts
+        kwargs.setdefault("metavar", "NAME[,NAME...]" if self.names else "VALUE[,VALUE...]")
+        super().__init__(option_strings, dest, type=type, **kwargs)
 
     def wants(self, word: str) -> bool:
-        """Whether ``word`` (after a first value) is one more value: one of the names, or a
-        typo of one (refused then, with did-you-mean), rather than the next argument."""
+        """Whether ``word`` (after a first value) is one more value rather than the next
+        argument: one of the names, or a typo of one (refused then, with did-you-mean); else
+        what ``takes`` says; else any word that is not an option."""
         if word.startswith("-"):
             return False
+        if self.names is None:
+            return self.takes is None or self.takes(word)
         folded = {n.casefold() for n in self.names}
         parts = [part.strip() for part in word.split(",") if part.strip()]
         return bool(parts) and all(
@@ -570,9 +592,70 @@ class Several(argparse.Action):
         setattr(namespace, self.dest, given + [v for v in values if v not in given])
 
 
-def _joined(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+def texts(value: str) -> list[str]:
+    """Free-text values, comma-separated as ``dealframe pull``'s list filters take them
+    (blanks between commas and spaces around each set aside): ``--industry``.
+
+    Examples
+    --------
+    >>> texts("Fintech, Software,")
+    ['Fintech', 'Software']
+    >>> texts(" , ")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: ' , ' names no value
+    """
+    parts = [part.strip() for part in value.split(",") if part.strip()]
+    if not parts:
+        raise argparse.ArgumentTypeError(f"{value!r} names no value")
+    return parts
+
+
+def looks_like_codes(word: str) -> bool:
+    """Whether ``word`` is meant as country codes (:func:`countries`): two or three letters,
+    comma-separated; a typo (``gbr``, ``GER``, ``DE``) is taken, to be refused with the code
+    meant, a path (``./mirror``, ``mirror``) is not.
+
+    Examples
+    --------
+    >>> looks_like_codes("GBR,deu"), looks_like_codes("DE"), looks_like_codes("mirror")
+    (True, True, False)
+    """
+    parts = [part.strip() for part in word.split(",") if part.strip()]
+    return bool(parts) and all(re.fullmatch(r"[A-Za-z]{2,3}", part) for part in parts)
+
+
+def skus(value: str) -> list[str]:
+    """One or more SKUs, comma-separated, each checked as by :func:`sku`.
+
+    Examples
+    --------
+    >>> skus("CELZ-GBR, NYSE_IBM")
+    ['CELZ-GBR', 'NYSE_IBM']
+    """
+    return [sku(part) for part in texts(value)]
+
+
+def looks_like_skus(word: str) -> bool:
+    """Whether ``word`` is SKUs (:func:`skus`) rather than a path: each comma-separated part
+    is a SKU of either version and holds no ``/``.
+
+    Examples
+    --------
+    >>> looks_like_skus("CELZ-GBR,TOR-GBR"), looks_like_skus("./mirror"), looks_like_skus("m")
+    (True, False, False)
+    """
+    parts = [part.strip() for part in word.split(",") if part.strip()]
+    return bool(parts) and all("/" not in p and sku_version(p) is not None for p in parts)
+
+
+def _joined(
+    parser: argparse.ArgumentParser, argv: list[str]
+) -> tuple[list[str], list[tuple[str, str]]]:
     """``argv`` with the values of each :class:`Several` option joined into one token
-    (``--entities deals companies`` -> ``--entities=deals,companies``)."""
+    (``--entities deals companies`` -> ``--entities=deals,companies``), and each option that
+    took more than one word with the last word it took (for :meth:`Parser.error`, should an
+    argument then be missing: ``--industry took 'mirror' as one of its values``)."""
     several = {
         s: action
         for action in parser._actions
@@ -580,12 +663,13 @@ def _joined(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
         for s in action.option_strings
     }
     out: list[str] = []
+    took: list[tuple[str, str]] = []
     i = 0
     while i < len(argv):
         token = argv[i]
         i += 1
         if token == "--":
-            return out + [token, *argv[i:]]
+            return out + [token, *argv[i:]], took
         action = several.get(token)
         if action is None or i == len(argv) or argv[i].startswith("-"):
             out.append(token)  # no value: argparse says "expected one argument"
@@ -595,8 +679,10 @@ def _joined(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
         while i < len(argv) and action.wants(argv[i]):
             values.append(argv[i])
             i += 1
+        if len(values) > 1:
+            took.append((token, values[-1]))
         out.append(f"{token}={','.join(values)}")
-    return out
+    return out, took
 
 
 def _options(parser: argparse.ArgumentParser) -> set[str]:
@@ -790,6 +876,9 @@ class Parser(argparse.ArgumentParser):
 
     _argv: list[str] = []
     _given: dict[str, Any] | None = None
+    #: The :class:`Several` options of the parse under way that took more than one word,
+    #: with the last word each took.
+    _took: list[tuple[str, str]] = []
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -802,9 +891,11 @@ class Parser(argparse.ArgumentParser):
             self._argv = list(sys.argv[1:] if args is None else args)
             self._check_before_command(self._argv)
             self._given = {}
-            return super().parse_known_args(_joined(self, self._argv), namespace)
+            joined, self._took = _joined(self, self._argv)
+            return super().parse_known_args(joined, namespace)
         finally:
             self._given = None
+            self._took = []
             _PARSING.reset(outermost)
 
     def _everywhere(self) -> set[str]:
@@ -854,6 +945,12 @@ class Parser(argparse.ArgumentParser):
                 f" (did you mean {c!r}?)" for c in difflib.get_close_matches(word, choices, 1, 0.5)
             )
             message = invalid.group(1) + close
+        missing = re.fullmatch(r"the following arguments are required: (.*)", message)
+        taken: list[tuple[str, str]] = getattr(chosen, "_took", [])
+        if missing and taken:  # a list option may have taken it
+            took = "; ".join(f"{o} took {word!r} as one of its values" for o, word in taken)
+            first = ", ".join(dict.fromkeys(o for o, _ in taken))
+            message += f" ({took}: give {missing.group(1)} before {first})"
         self._say(chosen.prog, message)
 
     def _get_value(self, action: argparse.Action, arg_string: str) -> Any:

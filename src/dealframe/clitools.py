@@ -55,6 +55,7 @@ __all__ = [
     "fail",
     "flag_name",
     "in_shell_words",
+    "locked",
     "say",
     "service_client",
     "show_warning",
@@ -224,11 +225,11 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
     expected = "a folder that exists or can be created, and can be written"
     if not folder.is_dir():
         raise ValidationError(option, f"{expected} ({folder} is a file)", got=str(path))
-    locked = _locked(folder)  # before the bits, which say no to an immutable folder too
-    if locked and (not missing or locked.startswith("immutable")):
+    flagged = locked(folder)  # before the bits, which say no to an immutable folder too
+    if flagged and (not missing or flagged.startswith("immutable")):
         # known before a probe is made that the folder would keep (a new folder can be made
         # in an append-only one, and written as usual)
-        raise ValidationError(option, f"{expected} ({folder} is {locked})", got=str(path))
+        raise ValidationError(option, f"{expected} ({folder} is {flagged})", got=str(path))
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValidationError(option, f"{expected} ({folder} cannot be written)", got=str(path))
     try:  # the bits are not the proof: as root, os.access says yes to /proc
@@ -241,29 +242,35 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
     return missing
 
 
-#: Linux inode flags (``chattr``) of a folder where no file can be renamed or removed:
-#: ``FS_IMMUTABLE_FL`` and ``FS_APPEND_FL``, read with ``FS_IOC_GETFLAGS``.
+#: Linux inode flags (``chattr``) of a folder where no file can be renamed or removed, or of
+#: a file that cannot be replaced, renamed or rewritten: ``FS_IMMUTABLE_FL`` and
+#: ``FS_APPEND_FL``, read with ``FS_IOC_GETFLAGS``.
 _LOCKS = {0x10: "immutable (chattr +i)", 0x20: "append-only (chattr +a)"}
 _GETFLAGS = (2 << 30) | (struct.calcsize("l") << 16) | (ord("f") << 8) | 1
 
 
-def _locked(folder: Path) -> str | None:
-    """What makes ``folder`` keep every file made in it (``"append-only (chattr +a)"``),
-    read from its inode flags; None where it has none, or the system cannot say (not Linux,
-    a file system without the flags): the probe then decides.
+def locked(path: Path) -> str | None:
+    """What makes ``path`` keep what it holds (``"immutable (chattr +i)"``, ``"append-only
+    (chattr +a)"``), read from its inode flags: a folder so flagged keeps every file made in
+    it, a file cannot be replaced (renamed over), removed or rewritten, even by root, whom
+    permission bits do not stop. None where it has none, does not exist, or the system
+    cannot say (not Linux, a file system without the flags): the write then decides.
 
     Examples
     --------
     >>> import tempfile
-    >>> _locked(Path(tempfile.mkdtemp())) is None
-    True
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "f.json").write_bytes(b"{}")
+    2
+    >>> locked(folder), locked(folder / "f.json"), locked(folder / "missing")
+    (None, None, None)
     """
     try:
         import fcntl
     except ImportError:  # not a POSIX system
         return None
-    try:
-        handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:  # a FIFO is opened without waiting for a writer; a link's target is read
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError:
         return None
     try:

@@ -73,7 +73,7 @@ def test_the_other_choice_options_are_worded_alike(
         (["mirror", "sync", "m", "--entities"], "argument --entities: expected one argument"),
         (["mirror", "history", "m", "--entity"], "argument --entity: expected one argument"),
         (["mirror", "snapshot-public", "m", "--region"],
-         "argument --region: expected at least one argument"),
+         "argument --region: expected one argument"),
     ],
 )  # fmt: skip
 def test_an_option_without_its_value_is_said_as_argparse_says_it(

@@ -149,10 +149,11 @@ def test_the_public_n_pulls_are_in_the_provenance(served, tmp_path, monkeypatch,
         v["requests"] for v in pulls.values() if str(v.get("endpoint", "")).endswith("/aggregate")
     )
     assert aggregates == proxy.count("/transactions/aggregate$") == 6
-    # every request but the discovery documents' (checks of filters, read once) is a pull
-    # recorded: those of compare_multiples and its link too (their frames stay inside it)
+    # every request is a pull recorded: those of compare_multiples and its link too (their
+    # frames stay inside it), and the discovery documents the filters are checked against
     recorded = sum(int(v.get("requests") or 0) for v in pulls.values())
-    assert recorded == proxy.count("") - proxy.count("/lookup/")
+    assert recorded == proxy.count("")
+    assert pulls["discovery_transactions"]["requests"] == proxy.count("/lookup/transactions$")
     assert pulls["comparison (last 12 months): GET /api/private/v1/companies/{id}"]["requests"]
     table = got["page"].split("Pulls behind the page", 1)[1]
     for name in ("members", "public_counts_search", "public_counts_series", "headline_aggregates"):

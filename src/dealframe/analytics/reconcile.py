@@ -99,7 +99,9 @@ def _close(a: pd.Series, b: pd.Series, tolerance: float) -> np.ndarray:
     both_nan = np.isnan(x) & np.isnan(y)
     with np.errstate(invalid="ignore"):
         near = np.abs(x - y) <= tolerance * np.maximum(1.0, np.abs(y))
-    return both_nan | near
+    # an infinite y made the tolerance infinite: inf matched any number; it matches itself
+    near &= np.isfinite(x) & np.isfinite(y)
+    return both_nan | near | (np.isinf(x) & (x == y))
 
 
 def _keys(service: pd.DataFrame, local: pd.DataFrame) -> tuple[list[str], list[str]]:

@@ -30,7 +30,18 @@ from typing import Any
 from dealframe._wording import counted
 from dealframe.arguments import expanded_path
 
-from ..cli_options import Several, choice, countries, day, non_negative, positive_int, region, sku
+from .._vocab import REGIONS
+from ..cli_options import (
+    Several,
+    choice,
+    countries,
+    day,
+    looks_like_codes,
+    looks_like_skus,
+    non_negative,
+    positive_int,
+    skus,
+)
 from ..clitools import UsageError, add_sandbox_options, check_folder, service_client
 from .errors import MirrorDivergenceWarning, MirrorPathError, MirrorVersionError
 from .schema import ENTITIES
@@ -41,7 +52,9 @@ TABLES = (*ENTITIES, "public/current", "public/time_series")
 __all__ = ["register"]
 
 
-def _path_ready(path: str, *, new: bool = False, migrates: bool = False) -> None:
+def _path_ready(
+    path: str, *, new: bool = False, migrates: bool = False, writes: bool | str = False
+) -> None:
     """Refuse a PATH that holds no mirror (``new``: that cannot become one), or a mirror of a
     schema version this command does not read, now, before a sandbox starts or a request is
     sent; leaves nothing behind.
@@ -50,17 +63,21 @@ def _path_ready(path: str, *, new: bool = False, migrates: bool = False) -> None
     mirror of another version needs a new folder or the dealframe that wrote it): exit
     status 2, as for any PATH the command cannot work with (docs/errors.md). With
     ``migrates`` (``mirror sync``), a version-2 mirror is accepted: the sync migrates it.
+    With ``writes`` (every command that takes the mirror's lock), a folder, marker or lock
+    file flagged ``chattr +i``/``+a`` is refused too (root is not stopped by permissions);
+    ``writes="lock"`` (``compact``): the folder and lock file only, the marker is kept.
 
     Raises
     ------
     UsageError
-        PATH is a file, holds no mirror (or, ``new``, cannot hold one), or its mirror's
-        schema version is not one this command reads (the message says how to fix it).
+        PATH is a file, holds no mirror (or, ``new``, cannot hold one), its mirror's
+        schema version is not one this command reads, or (``writes``) a file it rewrites in
+        place is flagged to be kept (the message says how to fix it).
     dealframe.errors.ValidationError
         PATH's absolute form holds a percent escape such as ``%20`` or a character deltalake
         cannot keep in a path (``#``, ``?``, ``[`` ..., see ``folder_path``), new or not.
     """
-    from .state import read_state
+    from .state import check_writable, read_state
     from .sync import _usable_marker, folder_path, open_folder
 
     folder_path(path)  # a percent escape, '#' ... (ValidationError, exit status 2), even new
@@ -70,9 +87,12 @@ def _path_ready(path: str, *, new: bool = False, migrates: bool = False) -> None
             return
         # a corrupt marker stays a MirrorStateError (exit 1); a version-2 one passes only
         # for the sync, which migrates it
-        (_usable_marker if migrates else read_state)(open_folder(path, create=new))
+        root = open_folder(path, create=new)
+        (_usable_marker if migrates else read_state)(root)
         if new:  # written in: its state file is replaced by a rename, as the probe is
             check_folder(path, "PATH")
+        if writes:  # its marker and lock file are written in place: flags refused now
+            check_writable(root, marker=writes != "lock")
     except (MirrorPathError, MirrorVersionError) as exc:
         raise UsageError(exc) from None
 
@@ -104,7 +124,7 @@ def _sync(args: argparse.Namespace) -> int:
     from .sync import sync
 
     progress = False if args.no_progress else None
-    _path_ready(args.path, new=True, migrates=True)
+    _path_ready(args.path, new=True, migrates=True, writes=True)
     with service_client(args, progress=None) as client, warnings.catch_warnings():
         # the report's lines below say each divergence (stamped ahead, counts): once
         warnings.simplefilter("ignore", MirrorDivergenceWarning)
@@ -200,7 +220,7 @@ def _compact(args: argparse.Namespace) -> int:
     from .schema import PUBLIC_TABLES
     from .sync import _entities
 
-    _path_ready(args.path)
+    _path_ready(args.path, writes="lock")
     done = compact(
         args.path,
         args.entities or ENTITIES,
@@ -222,11 +242,6 @@ def _compact(args: argparse.Namespace) -> int:
     return 0
 
 
-def _flat(lists: list[list[str]] | None) -> list[str] | None:
-    """The values of an option whose each value is a comma-separated list (``--country``)."""
-    return None if lists is None else [value for values in lists for value in values]
-
-
 def _snapshot(args: argparse.Namespace) -> int:
     from .public import snapshot_public
 
@@ -234,7 +249,7 @@ def _snapshot(args: argparse.Namespace) -> int:
         k: v
         for k, v in (
             ("regions", args.region),
-            ("countries", _flat(args.country)),
+            ("countries", args.country),
             ("industries", args.industry),
             ("themes", args.theme),
             ("enterprise_value_above", args.ev_above),
@@ -247,7 +262,7 @@ def _snapshot(args: argparse.Namespace) -> int:
             "--country, --industry, --theme, --ev-above), not "
             f"{'both' if args.sku else 'neither'}"
         )
-    _path_ready(args.path, new=True)
+    _path_ready(args.path, new=True, writes=True)
     with service_client(args, progress=None) as client:
         report = snapshot_public(
             client,
@@ -355,32 +370,44 @@ def register(subparsers: Any) -> None:
         help="append today's Family A current data for a universe, refresh its monthly time series",
     )
     p.add_argument("path", metavar="PATH", help="mirror folder (or a new one)")
+    # the words after a list option are its values while they look like one, so PATH may
+    # come first or last (cli_options.Several); free text (--industry) takes every word
     p.add_argument(
         "--sku",
-        nargs="+",
-        action="extend",
-        type=sku,
+        action=Several,
+        type=skus,
+        takes=looks_like_skus,
+        metavar="SKU[,SKU...]",
         help="the universe as SKUs (repeatable, or several after one flag)",
     )
     p.add_argument(
         "--region",
-        nargs="+",
-        action="extend",
-        type=region,
+        action=Several,
+        as_api=True,
+        names=REGIONS,
+        metavar="REGION[,REGION...]",
         help="the universe as a search: regions (repeatable)",
     )
     p.add_argument(
         "--country",
-        nargs="+",
-        action="extend",
+        action=Several,
         type=countries,
+        takes=looks_like_codes,
         metavar="CODE[,CODE...]",
         help="... ISO-3 countries (repeatable, or comma-separated as pull takes them)",
     )
     p.add_argument(
-        "--industry", nargs="+", action="extend", help="... industries (verticals; repeatable)"
+        "--industry",
+        action=Several,
+        metavar="NAME[,NAME...]",
+        help="... industries (verticals; repeatable; free text: give PATH first)",
     )
-    p.add_argument("--theme", nargs="+", action="extend", help="... themes (repeatable)")
+    p.add_argument(
+        "--theme",
+        action=Several,
+        metavar="NAME[,NAME...]",
+        help="... themes (repeatable; free text: give PATH first)",
+    )
     p.add_argument(
         "--ev-above", type=non_negative, help="... enterprise value above (millions USD)"
     )

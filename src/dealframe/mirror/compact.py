@@ -18,6 +18,7 @@ from ..errors import ValidationError
 from .durable import mirror_lock
 from .read import _state
 from .schema import ENTITIES, PUBLIC_TABLES
+from .state import check_writable
 from .store import recover
 from .sync import _entities, lock_timeout_seconds
 from .table import (
@@ -213,6 +214,7 @@ def compact(
     keep, hours = _retention(keep_versions, retain_hours)
     lock_timeout = lock_timeout_seconds(lock_timeout)
     root, _ = _state(path)
+    check_writable(root, marker=False)  # the lock file is written in; the marker is not
     done: dict[str, dict[str, Any]] = {}
     with guard_write(root), mirror_lock(root, lock_timeout):
         recover(root)

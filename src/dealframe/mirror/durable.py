@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import MirrorLockedError
+from .errors import MirrorLockedError, MirrorPathError
 
 __all__ = ["LOCK_NAME", "atomic_write", "fsync_dir", "fsync_file", "mirror_lock", "private_dirs"]
 
@@ -71,7 +71,12 @@ def atomic_write(path: Path, data: bytes) -> None:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        os.replace(tmp, path)
+    except OSError:  # refused (a flag, a permission): the temporary file is not left behind
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
     fsync_dir(path.parent)
 
 
@@ -95,9 +100,18 @@ def mirror_lock(folder: Path, timeout: float) -> Iterator[None]:
     ------
     MirrorLockedError
         The lock stayed taken for ``timeout`` seconds.
+    MirrorPathError
+        The lock file cannot be opened for writing (a permission, a ``chattr`` flag).
     """
     path = folder / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except PermissionError as exc:  # a flag the mirror's check could not read (chattr)
+        raise MirrorPathError(
+            f"the mirror's lock {path} cannot be opened for writing ({exc.strerror}); every "
+            "writer writes its pid in it: make it and its folder writable (`lsattr "
+            f"{path}` shows a chattr flag) and run again; nothing was written"
+        ) from None
     try:
         deadline = time.monotonic() + max(timeout, 0.0)
         while not _try_lock(fd):

@@ -44,7 +44,14 @@ from .errors import MirrorStateError
 from .kinds import kinds_checked
 from .read import _state, as_of_version, checked_dataset
 from .schema import PUBLIC_TABLES
-from .state import MirrorState, check_source, client_source, read_state, write_state
+from .state import (
+    MirrorState,
+    check_source,
+    check_writable,
+    client_source,
+    read_state,
+    write_state,
+)
 from .sync import _usable_marker, folder_path, lock_timeout_seconds, open_folder
 from .table import (
     commit_properties,
@@ -347,6 +354,10 @@ def snapshot_public(
         written: a stored snapshot of the day is never replaced by an empty one).
     MirrorStateError
         The mirror was synced from another service (checked before anything is fetched).
+    MirrorPathError
+        The folder, its marker or its lock file carries a flag that keeps it as it is
+        (``chattr +i``, ``+a``), or the marker cannot be replaced (checked before anything is
+        fetched where the flags say so).
 
     Examples
     --------
@@ -361,6 +372,7 @@ def snapshot_public(
     day = _date(date, "date")
     here = client_source(client)
     if folder_path(path).is_dir():  # refused before anything is fetched
+        check_writable(folder_path(path))
         known = read_state(folder_path(path))
         check_source(folder_path(path), known.source if known else None, here, allow_other_source)
     searched = {

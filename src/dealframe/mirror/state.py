@@ -22,8 +22,8 @@ import orjson
 
 from ..client import SANDBOX_SOURCE
 from ..config import source_of
-from .durable import atomic_write
-from .errors import MirrorStateError, MirrorVersionError
+from .durable import LOCK_NAME, atomic_write
+from .errors import MirrorPathError, MirrorStateError, MirrorVersionError
 from .schema import ENTITIES, PUBLIC_TABLES, SCHEMA_VERSION
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "read_state",
     "source_of",
     "check_source",
+    "check_writable",
     "client_source",
     "holds_tables",
     "legacy_source",
@@ -269,5 +270,62 @@ def read_state(folder: Path) -> MirrorState | None:
 
 
 def write_state(folder: Path, state: MirrorState) -> None:
-    """Replace the marker atomically and durably."""
-    atomic_write(folder / STATE_NAME, state.to_bytes())
+    """Replace the marker atomically and durably.
+
+    Raises
+    ------
+    MirrorPathError
+        The system refused to replace it (permission; a flag :func:`check_writable` could
+        not read), naming the file; the marker is left as it was.
+    """
+    path = folder / STATE_NAME
+    try:
+        atomic_write(path, state.to_bytes())
+    except PermissionError as exc:
+        raise MirrorPathError(
+            f"the mirror's marker {path} cannot be replaced ({exc.strerror}); every sync and "
+            "snapshot rewrites it before any table: make it and its folder writable (`lsattr "
+            f"{path}` shows a chattr flag) and run again; nothing was written"
+        ) from None
+
+
+#: The files a mirror rewrites in place on every write (by a rename, or by writing into it),
+#: and why (the tables' own files are only ever added).
+_IN_PLACE = {
+    STATE_NAME: "the mirror's marker, which every sync and snapshot rewrites first",
+    LOCK_NAME: "the mirror's lock, in which every writer writes its pid",
+}
+
+
+def check_writable(folder: Path, *, marker: bool = True) -> None:
+    """Refuse, before any request or write, a mirror whose folder or in-place files
+    (:data:`_IN_PLACE`) carry a flag that keeps them as they are (``chattr +i``, ``+a``):
+    root, whom permission bits do not stop, is stopped by those, and only once the rows are
+    pulled. A folder or file that does not exist yet passes, as does a system that has no
+    such flags (the write itself is then refused as :func:`write_state` says). Without
+    ``marker`` (a compaction, which takes the lock but leaves the marker as it is), the
+    marker is not looked at.
+
+    Raises
+    ------
+    MirrorPathError
+        Naming the folder or file, its flag and the command that clears it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_writable(Path(tempfile.mkdtemp()))
+    """
+    from ..clitools import locked  # the one reader of the flags (check_folder's)
+
+    held = {folder: "the mirror's folder, where the marker is replaced by a rename"}
+    held.update((folder / n, why) for n, why in _IN_PLACE.items() if marker or n != STATE_NAME)
+    for path, what in held.items():
+        flag = locked(path)
+        if flag is None:
+            continue
+        clear = flag[flag.index("chattr") : -1].replace("+", "-")
+        raise MirrorPathError(
+            f"{path} is {flag}, {what}; nothing was written: clear the flag (`{clear} "
+            f"{path}`, as root) and run again"
+        )

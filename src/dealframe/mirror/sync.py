@@ -47,6 +47,7 @@ from .state import (
     STATE_NAME,
     MirrorState,
     check_source,
+    check_writable,
     client_source,
     legacy_source,
     orjson_bytes,
@@ -955,7 +956,9 @@ def sync(
         The client has no Family B key.
     MirrorPathError, MirrorVersionError, MirrorStateError, MirrorLockedError
         The folder cannot be used as it is (for MirrorStateError: also a mirror of another
-        source); nothing in it is changed.
+        source; for MirrorPathError: also a folder, marker ``_mirror.json`` or lock file
+        that a ``chattr +i``/``+a`` flag or a permission keeps as it is, before any
+        request); nothing in it is changed.
     MirrorWriteError
         The disk refused a write (full, read-only); every table stays at its
         previous version.
@@ -986,6 +989,7 @@ def sync(
         with guard_write(path):
             root = open_folder(path, create=True)
             _usable_marker(root)  # a corrupt or foreign marker is reported before the lock is taken
+            check_writable(root)  # a marker that cannot be replaced: before any request
             with mirror_lock(root, lock_timeout):
                 state = _marker(root, client, allow_other_source, said)
                 # a sync that fails deletes what it staged (the lock's file stays: see

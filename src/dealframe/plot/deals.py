@@ -284,6 +284,38 @@ def _listed(labels: list[str], most: int = 6) -> str:
     return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
 
 
+def _finite_only(drawn: dict[str, np.ndarray], labels: list[str]) -> list[str]:
+    """Replace the infinite values of ``drawn`` (statistic: one value per bucket of
+    ``labels``) with NaN, so they are not drawn, and name them in a :class:`~dealframe.MissingDataWarning`
+    (an infinite median or quartile, read as the service wrote it: ``"Infinity"``). Returns
+    the labels of the buckets that had one.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> drawn = {"median": np.array([1.0, np.inf]), "q3": np.array([2.0, -np.inf])}
+    >>> with warnings.catch_warnings(record=True) as said:
+    ...     warnings.simplefilter("always")
+    ...     _finite_only(drawn, ["2024-Q1", "2024-Q2"])
+    ['2024-Q2']
+    >>> drawn["median"].tolist(), str(said[0].message)
+    ([1.0, nan], 'quarterly_medians: infinite values not drawn: 2024-Q2 (median inf, q3 -inf)')
+    """
+    found: dict[str, list[str]] = {}
+    for name, values in drawn.items():
+        for i in np.flatnonzero(np.isinf(values)):
+            found.setdefault(labels[i], []).append(f"{name} {values[i]:g}")
+        drawn[name] = np.where(np.isinf(values), np.nan, values)
+    if found:
+        said = [f"{label} ({', '.join(found[label])})" for label in labels if label in found]
+        warnings.warn(
+            f"quarterly_medians: infinite values not drawn: {_listed(said)}",
+            MissingDataWarning,
+            stacklevel=user_stacklevel(),
+        )
+    return [label for label in labels if label in found]
+
+
 def _aligned_median(local: Any, buckets: pd.DataFrame) -> np.ndarray:
     """The median of ``local`` on each bucket of ``buckets`` (matched by label; NaN where
     ``local`` has no such bucket), warning about the medians of either that have no bucket
@@ -363,7 +395,10 @@ def quarterly_medians(
     -----
     Buckets suppressed by the small-n rule are marked "n<k" at the bottom, empty ones
     "0"; buckets the window covers in part (``attrs["methodology"]["date_range"]``) are
-    drawn hollow and labelled "partial".
+    drawn hollow and labelled "partial". An infinite median, quartile or interval bound (a
+    service's ``Infinity``, read as written) is not drawn: a
+    :class:`~dealframe.MissingDataWarning` names its buckets, the alt text too, and the n
+    row gives their n with the n/a mark.
 
     Examples
     --------
@@ -387,14 +422,20 @@ def quarterly_medians(
             got=type(buckets).__name__,
         )
     word = _time_bucket(buckets)
+    labels = buckets["bucket"].astype(str).tolist()
     local_median = None if local is None else _aligned_median(local, buckets)
+    drawn = {c: numbers(buckets, c) for c in ("median", "q1", "q3", "median_low", "median_high")}
+    if local_median is not None:
+        drawn["local median"] = local_median
+    infinite = _finite_only(drawn, labels)  # matplotlib refuses an infinite axis limit
+    local_median = drawn.get("local median")
     metric = str(buckets.attrs.get("metric", "value"))
     label, fmt = METRIC_LABELS.get(metric, (metric, "{:.2f}"))
     methodology = buckets.attrs.get("methodology") or {}
     threshold = methodology.get("small_n_threshold")
     ax = axes_for(ax, 7.0, 3.9)
     n = pd.to_numeric(buckets["n"], errors="coerce").fillna(0).to_numpy(dtype=int)
-    med = numbers(buckets, "median")
+    med = drawn["median"]
     # n counts the values the medians are of: every value, or (attrs["nm_removed"], as the
     # report's quarterly medians) the meaningful ones only
     valued = (
@@ -405,7 +446,8 @@ def quarterly_medians(
     title = f"Median {label} per {word}, n = {counted(int(n.sum()), 'deal')} {valued}"
     ylabel = f"median {label}"
     if not len(buckets) or not np.isfinite(med).any():
-        return empty(ax, title, word, ylabel, f"no {word} has enough deals")
+        why = f"no {word} has a finite median" if infinite else f"no {word} has enough deals"
+        return empty(ax, title, word, ylabel, why)
     window = methodology.get("date_range") or {}
     partial = np.zeros(len(buckets), dtype=bool)
     if window.get("from") and window.get("to") and "period_start" in buckets:
@@ -413,7 +455,7 @@ def quarterly_medians(
             buckets["period_start"], buckets["period_end"], (window["from"], window["to"])
         )
     x = np.arange(len(buckets))
-    q1, q3 = numbers(buckets, "q1"), numbers(buckets, "q3")
+    q1, q3 = drawn["q1"], drawn["q3"]
     ax.fill_between(x, q1, q3, color=ACCENT, alpha=0.15, linewidth=0, label="q1 to q3")
     ax.plot(x, med, color=ACCENT, linewidth=1.8, label="median")
     full = np.isfinite(med) & ~partial
@@ -431,7 +473,7 @@ def quarterly_medians(
         )
     whiskers = np.full(len(buckets), np.nan)
     if "median_low" in buckets and "median_high" in buckets:
-        low, high = numbers(buckets, "median_low"), numbers(buckets, "median_high")
+        low, high = drawn["median_low"], drawn["median_high"]
         shown = np.isfinite(low) & np.isfinite(high) & np.isfinite(med)
         whiskers = np.where(shown, high, np.nan)
         if shown.any():
@@ -460,17 +502,17 @@ def quarterly_medians(
         color="#555555",
         fontweight="bold",
     )
-    for xi, count, value in zip(x, n, med):
+    for xi, count, value, bucket in zip(x, n, med, labels):
         if np.isfinite(value):
             text, colour = f"{count:,}", "#555555"
         else:
             text = f"<{threshold}" if count and threshold else (f"{count:,}" if count else "0")
+            text = f"{count:,}" if bucket in infinite else text  # its median was not finite
             colour = SECOND
             _na(ax, float(xi), 0.5, transform=row, va="center")
         ax.text(
             float(xi), 1.01, text, transform=row, ha="center", va="bottom", fontsize=6, color=colour
         )
-    labels = buckets["bucket"].astype(str).tolist()
     ticks(ax, _tick_labels(labels, partial))
     # the "n" of the row over the chart sits left of the first bucket, inside the x range:
     # outside it (one or two buckets leave a narrow range), the layout made room for it and
@@ -481,7 +523,7 @@ def quarterly_medians(
     ax.set_ylim(low_end, high_end + (high_end - low_end) * 0.3)  # room for the legend
     ax.legend(fontsize=7, frameon=False, loc="upper left", ncols=4)
     last = int(np.flatnonzero(np.isfinite(med))[-1])
-    missing = [lab for lab, value in zip(labels, med) if not np.isfinite(value)]
+    missing = [lab for lab, v in zip(labels, med) if not np.isfinite(v) and lab not in infinite]
     alt = (
         f"Line of the median {label} of deals per {word} from {labels[0]} to {labels[-1]}"
         f" with the q1 to q3 band; {counted(int(n.sum()), 'deal')} {valued}. Latest {word} "
@@ -489,6 +531,7 @@ def quarterly_medians(
         f"a median, {labels[last]}: {number(med[last], fmt)} (n={n[last]:,}). Range of the "
         f"medians {number(np.nanmin(med), fmt)} to {number(np.nanmax(med), fmt)}."
         + (f" No median (too few deals or none) in {', '.join(missing)}." if missing else "")
+        + (f" Infinite values not drawn in {', '.join(infinite)}." if infinite else "")
         + (f" Partial {word}s: {', '.join(np.asarray(labels)[partial])}." if partial.any() else "")
     )
     return finish(ax, title, word, ylabel, alt, title_pad=14)

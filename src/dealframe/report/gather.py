@@ -13,7 +13,10 @@ the appendix use that one value.
 
 Every pull the page is built from is in ``provenance`` (``manifest.json``, Appendix C), those
 :func:`~dealframe.compare_multiples` makes too (:func:`~.recording.recording`: its frames stay
-inside it), by endpoint and period. The pulls of the public median's ``n`` only give that
+inside it), by endpoint and period, and so are the discovery documents the client checks the
+filters against: the report reads each one it filters by itself, first
+(:func:`_discovery`: ``client.private.lookup``), so the calls after it find the client's copy
+and send no read of their own that no frame would record. The pulls of the public median's ``n`` only give that
 ``n``: when they fail, the page is written with it unknown, said (:func:`_card_counts`,
 :func:`public_n_unknown`); a pull that failed is said there, not in ``provenance``.
 """
@@ -222,6 +225,14 @@ def _combined(frames: list[pd.DataFrame]) -> dict[str, Any]:
     return {k: out[k] for k in _PROVENANCE_KEYS if k in out}
 
 
+def _discovery(client: Client, entity: str, provenance: dict[str, dict[str, Any]]) -> None:
+    """Read the discovery document of ``entity`` (``client.private.lookup``, which keeps the
+    client's copy) and record it as ``discovery_<entity>``: the filters of the calls after
+    it are checked against that copy, so they read nothing themselves (a read made inside a
+    call returns no frame, and would be in no provenance)."""
+    provenance[f"discovery_{entity}"] = _provenance(client.private.lookup(entity))
+
+
 def _service_window(
     client: Client, cohort: Cohort, metric: str, pulls: dict[str, pd.DataFrame]
 ) -> tuple[str, str]:
@@ -409,6 +420,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         progress.stage(f"deal aggregates ({metric} by quarter, headline periods)") as st,
         threshold_read_elsewhere(),  # a missing threshold is said once, with the value used
     ):
+        _discovery(client, "transactions", provenance)  # every deal pull's filters
         service_from, service_to = _service_window(client, cohort, metric, pulls)
         if cohort.since is not None and cohort.since > service_to:
             raise ValidationError(
@@ -481,6 +493,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         names = dict(zip(ids, active["name"].astype(object)))
         unserved = Unserved()
         if ids:
+            _discovery(client, "investors", provenance)  # the co-investors route's name
             co, unserved = read_co_investors(client, ids)
             provenance["co_investors"] = _provenance(co)
             if unserved.checks:  # the profiles and lists asked again of the ids answered 404

@@ -5,7 +5,10 @@ come back to the report.
 Every call of the client's APIs (``private``, ``public``, ``public_v1``, ``public_api(...)``)
 goes to the client itself; a frame it returns (alone or in a tuple) that records where it came
 from (``attrs["endpoint"]``, see :mod:`dealframe.provenance`) is appended to the list given.
-A call the client makes of itself is not seen, so no request is counted twice.
+A call the client makes of itself is not seen, so no request is counted twice; nor is a
+read that returns no frame (a discovery document read to check filters): the report reads
+those itself first (:func:`dealframe.report.gather._discovery`), so that the calls inside
+find the client's copy and send none.
 """
 
 from __future__ import annotations

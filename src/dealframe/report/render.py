@@ -2,8 +2,9 @@
 
 A page is a list of :class:`Section`; a section is a list of blocks (:class:`Text`,
 :class:`Bullets`, :class:`Cards`, :class:`Chart`, :class:`Table`, :class:`Row` to put blocks
-side by side). Everything shown is escaped. Missing values are written "n/a"; a figure that
-rounds to zero is written without a sign ("0", "0%", never "-0" or "+0%").
+side by side). Everything shown is escaped. Missing values are written "n/a", infinite ones
+"inf" or "-inf" (without the column's unit: never "infx"); a figure that rounds to zero is
+written without a sign ("0", "0%", never "-0" or "+0%").
 
 Examples
 --------
@@ -40,6 +41,8 @@ __all__ = [
 ]
 
 MISSING = "n/a"
+#: How an infinite value is written (by its sign): without the column's unit or format.
+NOT_FINITE = {True: "inf", False: "-inf"}
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,8 @@ def _missing(value: object) -> bool:
 def _cell(value: object, spec: str | None) -> str:
     if _missing(value):
         return MISSING
+    if isinstance(value, (float, np.floating)) and np.isinf(value):
+        return NOT_FINITE[bool(value > 0)]  # as read (a service's "Infinity"), no unit: not "infx"
     if (
         spec is not None
         and isinstance(value, (int, float, np.integer, np.floating))
@@ -147,6 +152,8 @@ def format_frame(frame: pd.DataFrame, formats: Mapping[str, str] | None = None) 
     ['1.2x', 'n/a', 'NM']
     >>> format_frame(pd.DataFrame({"x": [-0.46, -0.5, -0.51]}), {"x": "{:,.0f}"})["x"].tolist()
     ['0', '0', '-1']
+    >>> format_frame(pd.DataFrame({"x": [float("inf"), -float("inf")]}), {"x": "{:.1f}x"})["x"].tolist()
+    ['inf', '-inf']
     """
     formats = dict(formats or {})
     out = pd.DataFrame(index=frame.index)

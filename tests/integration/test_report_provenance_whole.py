@@ -1,0 +1,64 @@
+"""Every request the report makes to build its page is in its provenance (``manifest.json``,
+Appendix C). The discovery documents the client reads to check filters (``GET
+/api/private/v1/lookup/transactions``, ``.../investors``) were made inside the client's calls,
+returned no frame, and were in no provenance: the report's requests at the service were two
+more than its provenance counted. The report now reads them itself first, recorded with the
+fields of every other pull. Counted at a proxy of our own in front of the sandbox."""
+
+from __future__ import annotations
+
+import collections
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _drift_proxy import FAST, Proxy
+
+import dealframe
+from dealframe.report import build_report
+
+P = "/api/private/v1"
+FIELDS = {"endpoint", "requests", "from_cache", "rows_expected", "rows_received", "fetched_at"}
+
+
+def _built(sandbox: Any, out: Path, *, warm: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """(the manifest's provenance, every request the proxy saw while the report was built)."""
+    with (
+        Proxy(sandbox.url) as proxy,
+        dealframe.Client(
+            proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+        ) as client,
+    ):
+        if warm:  # a client that already holds its discovery documents
+            client.private.schema("transactions")
+            client.private.schema("investors")
+            proxy.reset()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            paths = build_report(client, out, cohort={"region": "Western Europe"}, progress=False)
+        seen = [f"{method} {path}" for method, path, _ in proxy.seen]
+    return json.loads(paths.manifest.read_text())["provenance"], seen
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_every_request_of_the_report_is_in_its_provenance(sandbox, tmp_path, warm):
+    provenance, seen = _built(sandbox, tmp_path, warm=warm)
+    assert sum(int(row.get("requests") or 0) for row in provenance.values()) == len(seen)
+    lookups = collections.Counter(s for s in seen if "/lookup/" in s)
+    assert lookups == {f"GET {P}/lookup/transactions": 1, f"GET {P}/lookup/investors": 1}
+    for entity in ("transactions", "investors"):
+        row = provenance[f"discovery_{entity}"]
+        assert set(row) == FIELDS, row
+        assert row["endpoint"] == f"GET {P}/lookup/{entity}"
+        assert row["requests"] == 1 and row["from_cache"] is False
+        assert row["rows_received"] == row["rows_expected"] > 0  # its filters
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "discovery_transactions" in page and "discovery_investors" in page  # Appendix C
