@@ -204,6 +204,45 @@ def _sub_paths(document: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None
     return tuple(paths), None
 
 
+def _not_a_document(where: str, document: Any) -> ServiceContractError | None:
+    """The error of a discovery ``data`` that is not a discovery document (not an object, no
+    list of filters, a filter that is not a ``{field, type, operators}`` object), else None.
+
+    Returned, not raised, so that the error's traceback holds no frame whose locals hold the
+    document (:class:`FilterSchema` raises it after dropping its own).
+
+    Examples
+    --------
+    >>> print(_not_a_document("GET /x", {"filters": [{"field": 1}]}))
+    200 SERVICE_CONTRACT: GET /x: filters[0] is not a {field, type, operators} object
+    >>> _not_a_document("GET /x", {"filters": []}) is None
+    True
+    """
+    if not isinstance(document, Mapping):
+        return ServiceContractError(
+            200,
+            f"{where}: data is {type(document).__name__}, not a discovery document",
+            finding="wrong_shape",
+        )
+    entries = document.get("filters")
+    if not isinstance(entries, list):  # else every filter would be refused as unknown
+        said = "missing" if "filters" not in document else f"{type(entries).__name__}"
+        return ServiceContractError(
+            200,
+            f"{where}: the discovery document has no list of filters (data.filters is "
+            f"{said}, not a list of {{field, type, operators}} objects)",
+            finding="wrong_shape",
+        )
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("field"), str):
+            return ServiceContractError(
+                200,
+                f"{where}: filters[{i}] is not a {{field, type, operators}} object",
+                finding="wrong_shape",
+            )
+    return None
+
+
 #: What :meth:`FilterSchema._operand` gives for a value it leaves to the service's document.
 _UNCHECKED = object()
 
@@ -227,33 +266,18 @@ class FilterSchema:
     """
 
     def __init__(self, entity: str, document: Mapping[str, Any]) -> None:
+        where = f"GET /api/private/v1/lookup/{entity}"
+        wrong = _not_a_document(where, document)
+        if wrong is not None:
+            # raised from a frame without the document: a traceback that records locals
+            # (pytest -l, Sentry) would show a token the service echoed in it
+            del document
+            raise wrong
         self.entity = entity
         self.document = document
         self.fields: dict[str, _Field] = {}
-        where = f"GET /api/private/v1/lookup/{entity}"
-        if not isinstance(document, Mapping):
-            raise ServiceContractError(
-                200,
-                f"{where}: data is {type(document).__name__}, not a discovery document",
-                finding="wrong_shape",
-            )
-        entries = document.get("filters")
-        if not isinstance(entries, list):  # else every filter would be refused as unknown
-            said = "missing" if "filters" not in document else f"{type(entries).__name__}"
-            raise ServiceContractError(
-                200,
-                f"{where}: the discovery document has no list of filters (data.filters is "
-                f"{said}, not a list of {{field, type, operators}} objects)",
-                finding="wrong_shape",
-            )
         unlisted: dict[str, Any] = {}
-        for i, entry in enumerate(entries):
-            if not isinstance(entry, Mapping) or not isinstance(entry.get("field"), str):
-                raise ServiceContractError(
-                    200,
-                    f"{where}: filters[{i}] is not a {{field, type, operators}} object",
-                    finding="wrong_shape",
-                )
+        for entry in document["filters"]:
             values = entry.get("values")
             if values is not None and not isinstance(values, list):  # the enum check goes: said
                 unlisted[entry["field"]] = values
