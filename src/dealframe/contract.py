@@ -58,6 +58,7 @@ from dealframe._countries import is_country, why_not
 from dealframe._vocab import REGIONS
 from dealframe.arguments import call_secrets
 from dealframe.errors import (
+    _ANYWHERE,
     IncompleteResultError,
     RequestInfo,
     ServiceContractError,
@@ -84,6 +85,7 @@ __all__ = [
     "VOCABULARY_FIELDS",
     "Finding",
     "Findings",
+    "EchoedAnswer",
     "PageRead",
     "as_count",
     "as_flag",
@@ -92,6 +94,7 @@ __all__ = [
     "dedupe_at",
     "dedupe_items",
     "document_values",
+    "blank_echoed",
     "echoed",
     "identities",
     "identity_column",
@@ -364,6 +367,76 @@ def echoed(names: Iterable[str]) -> list[str]:
     if not call_secrets():
         return []
     return sorted(name for name in names if blanked(name) != name)
+
+
+class EchoedAnswer(dict[str, Any]):
+    """A service's answer (its JSON object) in which :func:`blank_echoed` blanked the texts
+    that held a token of the client that asked; ``echoed`` says how many.
+
+    :func:`read_items` (and so :func:`read_page`) says so in an ``echoed_token`` finding.
+    """
+
+    echoed: int = 0
+
+
+def _blank_texts(value: Any, tokens: Sequence[str], count: list[int]) -> Any:
+    """``value`` (read from JSON) with ``tokens`` blanked out of its texts, member names left
+    as they are; ``count[0]`` grows by one per text blanked."""
+    if isinstance(value, str):
+        if any(token in value for token in tokens):
+            count[0] += 1
+            return _scrub(value, tokens)
+        return value
+    if isinstance(value, dict):
+        return {k: _blank_texts(v, tokens, count) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_blank_texts(item, tokens, count) for item in value]
+    return value
+
+
+def blank_echoed(doc: Any, secrets: Iterable[str]) -> Any:
+    """``doc`` (a JSON answer of the service) with every text VALUE that holds one of
+    ``secrets`` (the tokens of the client that asked) blanked, as an :class:`EchoedAnswer`
+    that counts them; ``doc`` itself when none holds one.
+
+    A service that echoes the caller's token as a value (an item's ``name``, a note in
+    ``meta``) would otherwise put it in the frame, and from there in every file written of it
+    (``dealframe pull -o``, a mirror, a report). A token is blanked wherever it is in a text
+    (``x<token>`` is ``x***``). Only tokens of 12 characters or more are (as an error blanks
+    them anywhere): a shorter one is a test key (``"2"``, ``"name"``) that ordinary data holds
+    too, a count written ``"2"``, which blanking would turn into no value. Member names are
+    left as they are: one named by a token is left out of the frame by the frame readers
+    (:func:`echoed`, said by :func:`missing_fields`).
+
+    Examples
+    --------
+    >>> doc = {"data": [{"name": "sk_live_0123456789abcdef", "id": "2",
+    ...                  "note": "by x_sk_live_0123456789abcdef"}], "meta": {"count": "2"}}
+    >>> out = blank_echoed(doc, ["sk_live_0123456789abcdef", "2"])
+    >>> out["data"], out["meta"], out.echoed
+    ([{'name': '***', 'id': '2', 'note': 'by x_***'}], {'count': '2'}, 2)
+    >>> blank_echoed(doc, ["other-token-0123456789"]) is doc
+    True
+    """
+    tokens = [s for s in secrets if s and len(s) >= _ANYWHERE]
+    count = [0]
+    blanked_doc = _blank_texts(doc, tokens, count) if tokens else doc
+    if not count[0] or not isinstance(blanked_doc, dict):
+        return doc
+    answer = EchoedAnswer(blanked_doc)
+    answer.echoed = count[0]
+    return answer
+
+
+def _say_echoed(doc: Any, found: Findings, where: str | None) -> None:
+    """The ``echoed_token`` finding of an answer whose texts :func:`blank_echoed` blanked."""
+    if isinstance(doc, EchoedAnswer) and doc.echoed:
+        found.add(
+            "echoed_token",
+            f"{doc.echoed} value(s) of the answer hold the client's token (***): blanked, "
+            "no frame nor file holds a token",
+            where=where,
+        )
 
 
 def quoted(value: Any, limit: int) -> str:
@@ -709,6 +782,7 @@ def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = N
     >>> found.items[0].message
     '1 of 2 items are not objects: dropped'
     """
+    _say_echoed(doc, found, where)
     data = doc.get("data")
     if not isinstance(data, list):
         found.add(

@@ -23,15 +23,20 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import orjson
 import pytest
 
 import dealframe
 from dealframe.client import Client
 from dealframe.errors import (
+    ApiError,
     AuthenticationError,
+    BadRequestError,
     ConfigurationError,
     DealframeError,
     NotFoundError,
+    ServerError,
+    ServiceContractError,
     TransportError,
     ValidationError,
 )
@@ -40,6 +45,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures
     FAST,
+    Action,
+    Exchange,
     Proxy,
     api_error,
     drop_connection,
@@ -57,6 +64,7 @@ TOKENS = (PUBLIC, PRIVATE, WRONG_PUBLIC, WRONG_PRIVATE)
 PACKAGE = str(Path(dealframe.__file__).parent)
 UNKNOWN = "00000000-0000-0000-0000-000000000000"
 DEALS = "^/api/private/v1/transactions$"
+LOOKUP = "^/api/private/v1/lookup/transactions$"
 
 
 @pytest.fixture(scope="module")
@@ -295,3 +303,101 @@ def test_the_transport_holds_its_tokens_where_no_repr_shows_them(client: Client)
     assert PUBLIC in held and PRIVATE in held and len(held) == 2
     assert not any(t in repr(held) for t in TOKENS)
     assert not isinstance(held, (tuple, list))  # an error tracker shows their items one by one
+
+
+# ------------------------------------------------------------ a token the service echoes back
+
+
+def _redirect_holding_the_token(ex: Exchange) -> None:
+    """A 307 whose ``Location`` carries the caller's token (nothing forwarded)."""
+    ex.forward, ex.status, ex.content = False, 307, b""
+    ex.headers = {"Location": f"http://127.0.0.1:9/next?token={PRIVATE}&public={PUBLIC}"}
+
+
+def _error_holding_the_token(status: int) -> Callable[[Exchange], None]:
+    def apply(ex: Exchange) -> None:
+        ex.forward, ex.status = False, status
+        ex.headers = {"Content-Type": "application/json"}
+        message = f"bad token {PRIVATE} {PUBLIC}"
+        ex.content = orjson.dumps({"error": {"code": "BAD_TOKEN", "message": message}})
+
+    return apply
+
+
+def _discovery_holding_the_token(data: Any) -> Callable[[Exchange], None]:
+    def apply(ex: Exchange) -> None:
+        if callable(data):
+            ex.set_doc({"data": data(ex.doc()["data"])})
+        else:
+            ex.set_doc({"data": data})
+
+    return apply
+
+
+def _filter_holding_the_token(data: dict[str, Any]) -> dict[str, Any]:
+    data["filters"].append({"field": 5, "note": PRIVATE})
+    return data
+
+
+@pytest.mark.parametrize(
+    ("path", "action", "call", "kind"),
+    [
+        (
+            DEALS,
+            Action("307", on_request=_redirect_holding_the_token),
+            lambda c: c.private.deals(limit=3),
+            ApiError,
+        ),
+        (
+            "^/api/v2/companies$",
+            Action("307", on_request=_redirect_holding_the_token),
+            lambda c: c.public.search(),
+            ApiError,
+        ),
+        (
+            DEALS,
+            Action("400", on_request=_error_holding_the_token(400)),
+            lambda c: c.private.deals(limit=3),
+            BadRequestError,
+        ),
+        (
+            DEALS,
+            Action("503", on_request=_error_holding_the_token(503)),
+            lambda c: c.private.deals(limit=3),
+            ServerError,
+        ),
+        (
+            LOOKUP,
+            Action("list", on_response=_discovery_holding_the_token([PRIVATE])),
+            lambda c: c.private.deals(limit=3, refresh=True),
+            ServiceContractError,
+        ),
+        (
+            LOOKUP,
+            Action("filter", on_response=_discovery_holding_the_token(_filter_holding_the_token)),
+            lambda c: c.private.schema("transactions", refresh=True),
+            ServiceContractError,
+        ),
+    ],
+    ids=[
+        "redirect",
+        "redirect-public",
+        "400-body",
+        "503-body",
+        "discovery-list",
+        "discovery-filter",
+    ],
+)
+def test_a_token_the_service_echoes_is_in_no_local(
+    client: Client, proxy: Proxy, path: str, action: Action, call: Any, kind: type
+) -> None:
+    """The service echoes the caller's token back (a redirect's ``Location``, an error body,
+    a discovery answer that is no discovery document): the error said nothing of it, but
+    ``Transport._attempt`` kept the answer in its locals ``headers`` and ``content``, and
+    ``PrivateApi._discovery`` and ``FilterSchema.__init__`` the document (``doc``,
+    ``document``)."""
+    proxy.add(path, action)
+    error = _failure(lambda: call(client))
+    assert isinstance(error, kind), repr(error)
+    assert proxy.count(path) >= 1
+    assert _leaks(error) == []

@@ -4,11 +4,12 @@ Two reads had the transport's full retries and backoff though no answer of their
 for:
 
 - A Family B filter value the interface document's types refuse (``date_from="2024-13-45"``)
-  is refused offline first, then the service's discovery document decides. Against an
-  unreachable service (or a failing gateway) that read went through every retry, and the
-  user waited seconds for the ``ValidationError`` naming their typo. It is now one attempt:
-  a refused connection, a 5xx or a 429 (whatever its ``Retry-After``) gives the typo at once.
-  A value the precheck passes keeps the client's retries.
+  was refused only after the service's discovery document was read. Against an unreachable
+  service (or a failing gateway) that read went through every retry, and the user waited
+  seconds for the ``ValidationError`` naming their typo. It then became one attempt; now no
+  request at all is sent for it (test_filters_offline.py): a refused connection, a 5xx or a
+  429 (whatever its ``Retry-After``) is never met. A value the precheck passes keeps the
+  client's retries.
 - The open-vocabulary hint after an empty answer reads a page of companies: a mere hint, so
   one attempt; a 503 or a 429 there leaves the hint out, silently.
 
@@ -95,15 +96,15 @@ def client(sandbox: Any, proxy: Any) -> Iterator[dealframe.Client]:
 # ------------------------------------------------------------------ the refused filter value
 
 
-def test_a_refused_value_against_a_closed_port_is_one_attempt(closed_port):
-    """Connection refused: the typo is named after one attempt (old code: ``retries`` more,
-    each after a backoff)."""
+def test_a_refused_value_against_a_closed_port_sends_nothing(closed_port):
+    """Connection refused: the typo is named without an attempt (old code: ``retries`` more,
+    each after a backoff; then one attempt)."""
     with dealframe.Client(closed_port, "p", "k", cache_enabled=False, **RETRIED) as c:
         o = outcome(lambda: c.private.deals(date_from="2024-13-45"))
         stats = c.stats.snapshot()
     assert type(o.error) is ValidationError and o.error.argument == "date_from", repr(o.error)
-    assert stats["calls"] == 1 and stats["retries"] == 0, stats
-    assert stats["faults"] == {"connection": 1}, stats
+    assert stats["calls"] == stats["attempts"] == stats["retries"] == 0, stats
+    assert not stats["faults"], stats
 
 
 def test_a_passing_value_against_a_closed_port_keeps_its_retries(closed_port):
@@ -118,31 +119,31 @@ def test_a_passing_value_against_a_closed_port_keeps_its_retries(closed_port):
 
 
 @pytest.mark.parametrize("failure", list(FAILURES), ids=list(FAILURES))
-def test_a_refused_value_sends_one_discovery_read_when_it_fails(client, proxy, failure):
-    """The discovery read answered 503 or 429 (``Retry-After`` 0 or 1 s, within
-    ``retry_after_max``): one request, then the typo; the same read for a well-formed value
-    is retried as the settings say."""
+def test_a_refused_value_sends_no_discovery_read(client, proxy, failure):
+    """The discovery read would answer 503 or 429 (``Retry-After`` 0 or 1 s, within
+    ``retry_after_max``): the typo is named with no request sent; the same read for a
+    well-formed value is retried as the settings say."""
     proxy.add(LOOKUP, FAILURES[failure]())
     bad = outcome(lambda: client.private.deals(date_from="2024-13-45"))
     assert type(bad.error) is ValidationError and bad.error.argument == "date_from"
-    assert proxy.count(LOOKUP) == proxy.count() == 1, proxy.seen
+    assert proxy.count() == 0, proxy.seen
     assert client.stats.snapshot()["retries"] == 0
     good = outcome(lambda: client.private.deals(date_from="2024-12-01"))
     assert isinstance(good.error, ApiError) and not isinstance(good.error, ValidationError)
-    assert proxy.count(LOOKUP) == 1 + 1 + RETRIED["retries"], proxy.seen
+    assert proxy.count(LOOKUP) == 1 + RETRIED["retries"], proxy.seen
     assert proxy.count(DEALS) == 0
 
 
-def test_pull_names_a_malformed_flag_after_one_failed_discovery_read(
+def test_pull_names_a_malformed_flag_before_the_discovery_read(
     sandbox, proxy, tmp_path, capsys, monkeypatch
 ):
     """``dealframe pull deals --date-from bad`` against a gateway answering 503: exit 2
-    naming the flag after one discovery request (it sent 1 + the default retries)."""
+    naming the flag with no request sent (it sent 1 + the default retries, then one)."""
     proxy.add(LOOKUP, html(503))
     argv = ["deals", "--date-from", "bad", "-o", str(tmp_path / "d.csv")]
     code, err = pull(argv, proxy.url, sandbox.private_key, capsys, monkeypatch)
     assert code == 2 and "invalid --date-from: " in err, err
-    assert proxy.count(LOOKUP) == proxy.count() == 1, proxy.seen
+    assert proxy.count() == 0, proxy.seen
 
 
 # ------------------------------------------------------------------------- the empty-answer hint

@@ -108,13 +108,26 @@ def role_names(roles: Any, argument: str = "roles") -> tuple[str, ...]:
     --------
     >>> role_names(["buyers", "lead_investor"])
     ('buyer', 'lead_investor')
+
+    A role that is not a string (a number, a list, a row of a 2-D array) is refused naming
+    its place, before it is compared with a role name (an array compared so has no truth
+    value):
+
+    >>> role_names([["buyer", "buyer"]])
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid roles[0]: expected a role name (a string) among lead_investor, buyer, investor, got ['buyer', 'buyer']
     """
     items = [roles] if isinstance(roles, str) else roles
     if not isinstance(items, Iterable) or isinstance(items, dict):
         raise ValidationError(argument, f"a list of roles among {', '.join(ROLES)}", got=roles)
     out: list[str] = []
-    for role in items:
-        name = PARTICIPANT_COLUMNS.get(role, role) if isinstance(role, str) else role
+    for i, role in enumerate(items):
+        if not isinstance(role, str):
+            raise ValidationError(
+                f"{argument}[{i}]", f"a role name (a string) among {', '.join(ROLES)}", got=role
+            )
+        name = str(PARTICIPANT_COLUMNS.get(role, role))  # numpy.str_ too
         if name not in ROLES:
             hint = did_you_mean(role, [*ROLES, *PARTICIPANT_COLUMNS])
             raise ValidationError(argument, f"roles among {', '.join(ROLES)}{hint}", got=role)

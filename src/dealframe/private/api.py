@@ -622,13 +622,16 @@ class PrivateApi:
         """The filter schema of a discovery answer, and its ``data``. An answer that is not a
         discovery document (``data`` null, no list of filters) is the service's fault: its
         HTTP cache entry is dropped and ``ServiceContractError`` raised, so the client keeps
-        no copy and the next call asks again."""
+        no copy and the next call asks again. The error leaves this frame without the
+        document: a traceback that records locals would show a token the service echoed."""
         doc = response.json().get("data")
         try:
-            return FilterSchema(entity, doc), doc
+            schema = FilterSchema(entity, doc)
         except ServiceContractError:
             self._t.forget(response)
+            del doc
             raise
+        return schema, doc
 
     def _build_filters(
         self,

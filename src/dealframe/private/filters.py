@@ -7,10 +7,11 @@ match and the valid list), operators the field does not take, values of the
 wrong type, enum values outside the list. :func:`documented_schema` is the same
 for the documents as the interface document writes them (section 4.4): its
 :meth:`~FilterSchema.precheck` finds what that document fixes (a malformed date,
-number, UUID, timestamp, boolean or ISO-3 code of a documented filter) without a
-request, and :func:`service_decides` raises it only when the service's own
-document, which rules, cannot be read in one attempt (an unreachable service, a wrong
-key). Values are written the Python way (dates as strings, ``datetime.date`` or
+number, UUID, timestamp, boolean, list of strings, blank name or ISO-3 code of a
+documented filter) and :func:`service_decides` raises it before any request, the
+discovery read included. The service's document adds what only it knows: filter names
+beyond the interface document's, operators, enum values (they grow); a filter the
+interface document types keeps that type. Values are written the Python way (dates as strings, ``datetime.date`` or
 ``pandas.Timestamp``; a single string where an array is expected) and converted to the
 wire form of docs/sandbox.md. A plain value means the operator the interface document lists
 first for the filter (``name="acme"``: ``ilike``; a filter it does not list: the service's
@@ -38,10 +39,8 @@ from .._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from ..arguments import finite_number, flag, iso3
 from ..contract import blanked, quoted
 from ..errors import (
-    ApiError,
     EnumValueError,
     ServiceContractError,
-    TransportError,
     ValidationError,
     did_you_mean,
 )
@@ -127,6 +126,14 @@ def to_timestamp_string(value: Any, argument: str) -> str:
     --------
     >>> to_timestamp_string("2024-03-05T10:00:00+01:00", "updated_at")
     '2024-03-05T09:00:00+00:00'
+
+    It is sent in UTC: a timestamp that is past the year 9999 there (or before the year 1)
+    is refused, not sent as text the user never wrote (``10000-01-01T23:58:59+00:00``):
+
+    >>> to_timestamp_string("9999-12-31T23:59:59-23:59", "updated_at")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid updated_at: expected a timestamp of the years 1 to 9999 once written in UTC, as it is sent, got '9999-12-31T23:59:59-23:59'
     """
     try:
         stamp = pd.Timestamp(value) if not isinstance(value, (int, float)) else None
@@ -137,6 +144,12 @@ def to_timestamp_string(value: Any, argument: str) -> str:
             argument, "an ISO 8601 timestamp, datetime or pandas.Timestamp", got=value
         )
     stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+    if not 1 <= stamp.year <= 9999:  # 9999-12-31T23:59:59-23:59 is 10000-01-01 in UTC
+        raise ValidationError(
+            argument,
+            "a timestamp of the years 1 to 9999 once written in UTC, as it is sent",
+            got=value,
+        )
     return stamp.isoformat()
 
 
@@ -204,12 +217,56 @@ def _sub_paths(document: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None
     return tuple(paths), None
 
 
+def _not_a_document(where: str, document: Any) -> ServiceContractError | None:
+    """The error of a discovery ``data`` that is not a discovery document (not an object, no
+    list of filters, a filter that is not a ``{field, type, operators}`` object), else None.
+
+    Returned, not raised, so that the error's traceback holds no frame whose locals hold the
+    document (:class:`FilterSchema` raises it after dropping its own).
+
+    Examples
+    --------
+    >>> print(_not_a_document("GET /x", {"filters": [{"field": 1}]}))
+    200 SERVICE_CONTRACT: GET /x: filters[0] is not a {field, type, operators} object
+    >>> _not_a_document("GET /x", {"filters": []}) is None
+    True
+    """
+    if not isinstance(document, Mapping):
+        return ServiceContractError(
+            200,
+            f"{where}: data is {type(document).__name__}, not a discovery document",
+            finding="wrong_shape",
+        )
+    entries = document.get("filters")
+    if not isinstance(entries, list):  # else every filter would be refused as unknown
+        said = "missing" if "filters" not in document else f"{type(entries).__name__}"
+        return ServiceContractError(
+            200,
+            f"{where}: the discovery document has no list of filters (data.filters is "
+            f"{said}, not a list of {{field, type, operators}} objects)",
+            finding="wrong_shape",
+        )
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("field"), str):
+            return ServiceContractError(
+                200,
+                f"{where}: filters[{i}] is not a {{field, type, operators}} object",
+                finding="wrong_shape",
+            )
+    return None
+
+
 #: What :meth:`FilterSchema._operand` gives for a value it leaves to the service's document.
 _UNCHECKED = object()
 
 
 class FilterSchema:
     """The filters, sort keys and sub-resources of one discovery document.
+
+    The document gives the filter names, their operators and enum values; a filter the
+    interface document types (section 4.4: :func:`documented_document`) keeps that type
+    whatever the service's document says (said in a ``ServiceContractWarning``), so a value
+    is checked the same way before the document is read (:meth:`precheck`) and after.
 
     Parameters
     ----------
@@ -227,42 +284,45 @@ class FilterSchema:
     """
 
     def __init__(self, entity: str, document: Mapping[str, Any]) -> None:
+        where = f"GET /api/private/v1/lookup/{entity}"
+        wrong = _not_a_document(where, document)
+        if wrong is not None:
+            # raised from a frame without the document: a traceback that records locals
+            # (pytest -l, Sentry) would show a token the service echoed in it
+            del document
+            raise wrong
         self.entity = entity
         self.document = document
         self.fields: dict[str, _Field] = {}
-        where = f"GET /api/private/v1/lookup/{entity}"
-        if not isinstance(document, Mapping):
-            raise ServiceContractError(
-                200,
-                f"{where}: data is {type(document).__name__}, not a discovery document",
-                finding="wrong_shape",
-            )
-        entries = document.get("filters")
-        if not isinstance(entries, list):  # else every filter would be refused as unknown
-            said = "missing" if "filters" not in document else f"{type(entries).__name__}"
-            raise ServiceContractError(
-                200,
-                f"{where}: the discovery document has no list of filters (data.filters is "
-                f"{said}, not a list of {{field, type, operators}} objects)",
-                finding="wrong_shape",
-            )
+        fixed = _documented_types(entity)
         unlisted: dict[str, Any] = {}
-        for i, entry in enumerate(entries):
-            if not isinstance(entry, Mapping) or not isinstance(entry.get("field"), str):
-                raise ServiceContractError(
-                    200,
-                    f"{where}: filters[{i}] is not a {{field, type, operators}} object",
-                    finding="wrong_shape",
-                )
+        retyped: dict[str, str] = {}
+        for entry in document["filters"]:
             values = entry.get("values")
             if values is not None and not isinstance(values, list):  # the enum check goes: said
                 unlisted[entry["field"]] = values
             operators = entry.get("operators")
+            served = str(entry.get("type", "string"))
+            typed = fixed.get(entry["field"], served)  # the interface document's, if it types it
+            if typed != served:
+                retyped[entry["field"]] = served
             self.fields[entry["field"]] = _Field(
                 entry["field"],
-                str(entry.get("type", "string")),
+                typed,
                 tuple(str(o) for o in operators) if isinstance(operators, list) else (),
                 tuple(str(v) for v in values) if isinstance(values, list) else None,
+            )
+        if retyped:
+            warnings.warn(
+                blanked(  # the service's words: a token it echoes is not shown
+                    f"{where}: the discovery document types "
+                    + ", ".join(f"{name} as {str(t)[:40]!r}" for name, t in retyped.items())
+                    + " where the interface document (section 4.4) types "
+                    + ", ".join(f"{name} as {fixed[name]!r}" for name in retyped)
+                    + ": values are checked and sent as the interface document types them"
+                ),
+                ServiceContractWarning,
+                stacklevel=user_stacklevel(),
             )
         if unlisted:
             first = next(iter(unlisted.values()))
@@ -341,17 +401,18 @@ class FilterSchema:
         return self._convert(filters, known_only=False)
 
     def precheck(self, filters: Mapping[str, Any]) -> None:
-        """Refuse what this schema fixes whatever the service's enum lists hold, sending
-        nothing: the value of each filter it lists, by the filter's type (a date
+        """Refuse what the interface document fixes whatever the service's discovery
+        document holds, sending nothing: the value of each filter it types (of an entity it
+        does not describe: each filter this schema lists), by the filter's type (a date
         ``YYYY-MM-DD``, a finite number, a UUID, an ISO 8601 timestamp, ``True``/``False``,
-        a non-empty list of non-blank strings, upper-case ISO-3 country codes), the form
-        ``{operator: value}`` and a range's bounds in order.
+        a non-empty list of non-blank strings, upper-case ISO-3 country codes, a non-blank
+        name), the form ``{operator: value}`` and a range's bounds in order.
 
-        Left to :meth:`build` against the service's discovery document: names this
-        schema does not list (the service may list more filters), operators it does not
-        list for a filter, and enum values outside its lists (they grow). The client
-        raises what this refuses only when the service's document cannot be read
-        (:func:`service_decides`): where it can, that document rules.
+        Left to :meth:`build` against the service's discovery document: filter names the
+        interface document does not give (the service may list more filters), operators it
+        does not list for a filter, and enum values outside its lists (they grow). The
+        client raises what this refuses before the service's document is read
+        (:func:`service_decides`).
 
         Raises
         ------
@@ -375,6 +436,7 @@ class FilterSchema:
         for a filter are let through (and left out of the result), and so is an enum value
         outside its lists (kept)."""
         out: dict[str, Any] = {}
+        fixed = _documented_types(self.entity)
         for name, value in filters.items():
             if value is None:
                 continue
@@ -385,6 +447,8 @@ class FilterSchema:
                     got=name,
                 )
             spec = self.fields.get(name)
+            if known_only and fixed and name not in fixed:
+                continue  # a filter the interface document does not type: the service's
             if spec is None:
                 if known_only:
                     continue  # the service's document may list it
@@ -733,6 +797,20 @@ def _documented_operators(entity: str) -> dict[str, str]:
     return {f["field"]: f["operators"][0] for f in filters if f["operators"]}
 
 
+@functools.cache
+def _documented_types(entity: str) -> dict[str, str]:
+    """The type the interface document gives each filter of ``entity`` (section 4.4); empty
+    for an entity it does not describe.
+
+    Examples
+    --------
+    >>> _documented_types("companies")["founded_min"], _documented_types("x")
+    ('number', {})
+    """
+    filters = _DOCUMENTED.get(entity, {}).get("filters", ())
+    return {f["field"]: f["type"] for f in filters}
+
+
 def documented_document(entity: str) -> dict[str, Any]:
     """The discovery document ``data`` of ``entity`` as the interface document writes it
     (section 4.4): its filters with their types, operators and enum lists, its sort keys and
@@ -766,21 +844,18 @@ def service_decides(
     *,
     refresh: bool = False,
 ) -> tuple[FilterSchema, _T]:
-    """Filters checked against the service's discovery document: its types and names
-    rule, the interface document's only stand in when the service's cannot be read.
+    """Filters checked first against what the interface document fixes, then against the
+    service's discovery document for what only it knows.
 
     ``precheck()`` (a :meth:`FilterSchema.precheck` against :func:`documented_schema`, or
-    the document the client holds) runs first, sending nothing; whatever it says, the
-    service's document is read (``read(refresh, retries)``, a request only when the client
-    holds no copy or ``refresh`` asks) and ``build(schema)`` against it decides, so a service
-    that types a documented filter otherwise (``founded_min`` a date) is followed on every
-    call, whatever the client happened to read before. The precheck's ``ValidationError`` is
-    raised only when that read fails (``TransportError``, or an ``ApiError`` such as a wrong
-    key's ``AuthenticationError``): the user's typo, not the connection, is named. Once the
-    precheck has refused, that read is one attempt (``retries`` 0): a failure is not retried
-    nor waited out (backoff, ``Retry-After``), since only the typo would come of it;
-    otherwise ``retries`` is None (the client's own).
-    An ``EnumValueError`` of ``build`` (enum lists grow) reads the document again
+    the document the client holds: the same types) runs first and raises its
+    ``ValidationError`` at once, before any request: a malformed date, number, UUID,
+    timestamp, boolean, list of strings or name is refused the same way on a fresh client
+    and on one holding the service's document, whether the service is reachable or not.
+    Only then is the service's document read (``read(refresh, None)``, a request only when
+    the client holds no copy or ``refresh`` asks) and ``build(schema)`` against it decides
+    what it alone knows: filter names beyond the interface document's, operators, enum
+    values. An ``EnumValueError`` of ``build`` (enum lists grow) reads the document again
     (``read(True, None)``) and builds once more, unless ``refresh`` already did.
 
     Parameters
@@ -788,13 +863,12 @@ def service_decides(
     read : callable
         ``read(refresh, retries)``: the service's :class:`FilterSchema` (the client's copy
         when it holds one and ``refresh`` is false), its request retried ``retries`` times
-        (None: as the client's settings say).
+        (None, as here: as the client's settings say).
     build : callable
         ``build(schema)``: the filters checked and converted against ``schema``; raises
         ``ValidationError``.
     precheck : callable, optional
-        The check that needs no request; None for none (the client holds the service's
-        document and the read sends nothing).
+        The check that needs no request; None for none.
     refresh : bool, default False
         Read the service's document again, not the client's copy.
 
@@ -806,41 +880,28 @@ def service_decides(
     Raises
     ------
     ValidationError
-        From ``build`` against the service's document, or the precheck's when the read
-        failed.
+        From the precheck (nothing sent), or from ``build`` against the service's document.
     TransportError, ApiError
-        The read failed and the precheck had passed.
+        The read failed.
 
     Examples
     --------
-    >>> served = FilterSchema("companies", {"filters": [
-    ...     {"field": "founded_min", "type": "date", "operators": ["gte"]}]})
-    >>> filters = {"founded_min": "2000-01-01"}
-    >>> documented = documented_schema("companies")  # founded_min: a number
-    >>> service_decides(lambda refresh, retries: served, lambda schema: schema.build(filters),
-    ...                 lambda: documented.precheck(filters))[1]
-    {'founded_min': '2000-01-01'}
-    >>> def unreachable(refresh, retries):
-    ...     assert retries == 0  # the precheck refused: one attempt
-    ...     raise TransportError("connection refused")
-    >>> service_decides(unreachable, lambda schema: schema.build(filters),
-    ...                 lambda: documented.precheck(filters))
+    >>> filters = {"founded_min": "2000-01-01"}  # the interface document: a number
+    >>> def unread(refresh, retries):
+    ...     raise AssertionError("not read: the precheck refused first")
+    >>> service_decides(unread, lambda schema: schema.build(filters),
+    ...                 lambda: documented_schema("companies").precheck(filters))
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid founded_min: expected a finite number, got '2000-01-01'
+    >>> served = documented_schema("companies")
+    >>> service_decides(lambda refresh, retries: served, lambda schema: schema.build(
+    ...     {"founded_min": 2000}), lambda: served.precheck({"founded_min": 2000}))[1]
+    {'founded_min': 2000}
     """
-    refused: ValidationError | None = None
     if precheck is not None:
-        try:
-            precheck()
-        except ValidationError as exc:  # the service's document may type it otherwise
-            refused = exc
-    try:
-        schema = read(refresh, None if refused is None else 0)
-    except (TransportError, ApiError):
-        if refused is None:
-            raise
-        raise refused from None
+        precheck()  # what the interface document fixes: refused before any request
+    schema = read(refresh, None)
     try:
         return schema, build(schema)
     except EnumValueError:

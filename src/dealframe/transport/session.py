@@ -29,6 +29,7 @@ Rules it enforces:
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import sqlite3
@@ -52,7 +53,9 @@ from dealframe._tokens import Tokens
 from dealframe._version import __version__
 from dealframe.arguments import checked_methods
 from dealframe.config import SETTING_MAXIMUMS, Settings, _is_loopback, default_cache_path
+from dealframe.contract import EchoedAnswer, blank_echoed
 from dealframe.errors import (
+    _ANYWHERE,
     ApiError,
     AuthenticationError,
     ConfigurationError,
@@ -1422,8 +1425,27 @@ class Transport:
         if 200 <= status < 300:
             self._latencies.record(endpoint, took)
             return self._success(raw, info, content, headers, False, attempt, started)
+        refusal = self._refusal(info, status, content, headers, attempt)
+        # Raised from a frame that no longer holds the answer: a traceback that records
+        # locals (pytest -l, Sentry) shows every local of this frame, and the service may
+        # have echoed the token in a header (a redirect's Location) or in the body.
+        del raw, content, headers
+        raise refusal
+
+    def _refusal(
+        self,
+        info: RequestInfo,
+        status: int,
+        content: bytes,
+        headers: CaseInsensitiveDict,
+        attempt: int,
+    ) -> Exception:
+        """What an answer that is no success raises (returned, not raised, so that no frame
+        of the error's traceback holds the answer): a redirect's :class:`ApiError`, the typed
+        error of the status, or, for a status or rate limit that is retried, a ``_Retry``
+        holding it."""
         if 300 <= status < 400:
-            raise self._redirect(info, status, headers)
+            return self._redirect(info, status, headers)
         api_error = error_from_response(
             status, content, info, headers, attempts=attempt, secrets=self._secrets
         )
@@ -1431,8 +1453,8 @@ class Transport:
             api_error.said_from(self.settings_from[info.family])
         if _retry.is_retryable_status(status) or isinstance(api_error, RateLimitedError):
             # the wait the service asked: Retry-After, else a rate limit's stated reset
-            raise _Retry(api_error, str(status), api_error.retry_after)
-        raise api_error
+            return _Retry(api_error, str(status), api_error.retry_after)
+        return api_error
 
     def _success(
         self,
@@ -1463,6 +1485,8 @@ class Transport:
         doc, problem = _body.parse(content)
         if from_cache:
             self._stored_fault(raw, info, content, headers, doc, problem)
+        elif problem is None and (echoed := self._echo_blanked(content)) is not None:
+            content, doc = echoed  # read here, whatever the caller's reader or later()
         answer = Response(
             raw.status_code,
             content,
@@ -1474,6 +1498,34 @@ class Transport:
             cache_key=getattr(raw, "cache_key", None) or None,
         )
         return self._taken(answer, doc, problem, started)
+
+    def _echo_blanked(self, content: bytes) -> tuple[bytes, EchoedAnswer] | None:
+        """A success body whose texts hold a token of this client, with those texts blanked
+        (:func:`~dealframe.contract.blank_echoed`): the body written again and its
+        document; None for a body that holds none (the usual one: a search of the bytes).
+
+        A service that echoes the caller's token as a value (an item's ``name``) would put it
+        in the frame and every file written of it. Such a body is never stored in the HTTP
+        cache (:func:`~dealframe.transport.body.storable`), so a network answer is the only
+        one that can hold it; its document is read here, not left to the caller's reader."""
+        tokens = [t for t in self._secrets if len(t) >= _ANYWHERE]  # as blank_echoed has it
+        if not tokens or not (
+            any(t.encode() in content for t in tokens)
+            or _body._OPTIONAL_ESCAPE.search(content)  # an escape JSON allows may hide one
+        ):
+            return None
+        try:
+            doc = orjson.loads(content)
+        except orjson.JSONDecodeError:
+            return None
+        answer = blank_echoed(doc, tokens)
+        if not isinstance(answer, EchoedAnswer):
+            return None
+        try:
+            written = orjson.dumps(answer)
+        except TypeError:  # an integer beyond 64 bits
+            written = json.dumps(answer, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        return written, answer
 
     def _judge(self, answer: Response, started: float) -> Response:
         """``answer``, whose body another thread left unread (:func:`resume`), checked here
