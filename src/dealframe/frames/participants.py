@@ -144,6 +144,7 @@ def _read_roles(deals: pd.DataFrame, roles: list[str]) -> tuple[np.ndarray, dict
     return object_lists([deals[c] for c in columns], PARTICIPANT_FIELDS, columns)
 
 
+@checked_keywords
 def participant_countries(
     deals: pd.DataFrame,
 ) -> tuple[tuple[str, ...], np.ndarray, pa.Array | np.ndarray] | None:
@@ -216,6 +217,7 @@ def _hashable(value: Any) -> Any:
     return orjson.dumps(value).decode() if isinstance(value, (list, dict)) else value
 
 
+@checked_keywords
 def say_participant_countries(
     deals: pd.DataFrame, found: Findings, *, where: str | None = None
 ) -> None:
