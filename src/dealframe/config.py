@@ -305,6 +305,19 @@ _HOST = re.compile(r"[\w.\-:%]+")
 _BRACKETED = re.compile(r"\[[^\[\]]*\](?::[0-9]*)?")
 
 
+def _without_userinfo(url: str) -> str:
+    """``url`` as an error may show it: any user and password before the host masked.
+
+    Examples
+    --------
+    >>> _without_userinfo("http://user:s3cret@[::1]x/api")
+    'http://***@[::1]x/api'
+    >>> _without_userinfo("https://api.example.com/x@y")
+    'https://api.example.com/x@y'
+    """
+    return re.sub(r"(?<=//)[^/?#]*@", "***@", url, count=1)
+
+
 def _check_base_url(value: Any, allow_insecure_http: bool) -> str | None:
     if value is None:
         return None
@@ -317,25 +330,26 @@ def _check_base_url(value: Any, allow_insecure_http: bool) -> str | None:
         # urlsplit drops tabs and newlines silently: "https://api.exa\nmple.com" would become
         # another host
         raise ConfigurationError(
-            f"base_url must not contain spaces or control characters, got {value!r}",
+            f"base_url must not contain spaces or control characters, got {_without_userinfo(value)!r}",
             field="base_url",
         )
     try:
         parts = urlsplit(text)
     except ValueError as exc:  # "http://[::1": Invalid IPv6 URL
         raise ConfigurationError(
-            f"base_url is not a valid URL ({exc}), got {value!r}", field="base_url"
+            f"base_url is not a valid URL ({exc}), got {_without_userinfo(value)!r}",
+            field="base_url",
         ) from None
     host = parts.netloc.rpartition("@")[2]
     if ("[" in host or "]" in host) and not _BRACKETED.fullmatch(host):  # "[::1]x", "[::1]]"
         raise ConfigurationError(
             f"base_url is not a valid URL (an IPv6 host is [address] or [address]:port), got "
-            f"{value!r}",
+            f"{_without_userinfo(value)!r}",
             field="base_url",
         )
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigurationError(
-            f"base_url must be an http:// or https:// URL with a host, got {value!r}",
+            f"base_url must be an http:// or https:// URL with a host, got {_without_userinfo(value)!r}",
             field="base_url",
         )
     if not _HOST.fullmatch(parts.hostname):

@@ -1,4 +1,4 @@
-"""Pure shaping: parsed service responses (or raw page bytes) → typed DataFrames.
+"""Pure shaping: parsed service responses → typed DataFrames.
 
 No I/O happens here. Family A functions keep the service's camelCase names;
 Family B functions its snake_case names. Every function returns the same

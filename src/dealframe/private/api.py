@@ -1656,7 +1656,8 @@ class PrivateApi:
                 partial=out,
                 what="deal profiles",
             )
-            unread = [i for i in missing if i not in set(failed)]
+            named = set(failed)
+            unread = [i for i in missing if i not in named]
             if unread:  # answered 404: no error of their own, said here all the same
                 error.add_note(
                     f"{len(unread)} more {plural(len(unread), 'deal has', 'deals have')} no "
