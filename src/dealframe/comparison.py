@@ -213,8 +213,8 @@ def _check_private(client: Client, filters: Mapping[str, Any]) -> None:
     """The deal filters checked against the service's discovery document before the deals
     are asked for, as the client's list calls check them
     (:func:`~dealframe.private.filters.service_decides`: its enum lists may have grown since
-    it was read, so it is read again to refuse); what the interface document fixes is the
-    error only when that document cannot be read."""
+    it was read, so it is read again to refuse); what the interface document fixes is
+    refused first, before any request."""
     with _named_as_ours():
         service_decides(
             lambda again, retries: client.private.schema(

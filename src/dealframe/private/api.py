@@ -576,8 +576,7 @@ class PrivateApi:
         retries : int, optional
             Retries of the discovery read after its first attempt; None for the client's
             ``retries``. ``0``: one attempt, whose failure is raised at once (no backoff, no
-            ``Retry-After`` waited out), as a list call makes it once the interface
-            document's types have refused a filter value.
+            ``Retry-After`` waited out).
 
         Returns
         -------
@@ -592,11 +591,12 @@ class PrivateApi:
 
         Notes
         -----
-        Filter values are checked against this document, whether or not it was read before
-        the call: a list call reads it first when the client holds no copy. Only when that
-        read fails (an unreachable service, a wrong key) is a value the interface document's
-        types refuse (section 4.4) refused as that document types it, naming the argument;
-        that read is then one attempt, so the refusal comes at once.
+        A list call checks its filter values first against what the interface document
+        fixes (section 4.4: types, the form of dates, numbers, UUIDs), before any request,
+        this read included; then against this document for what only the service knows
+        (filter names beyond the interface document's, operators, enum values), read first
+        when the client holds no copy. A documented filter keeps the interface document's
+        type even where this document types it otherwise (warned when it is read).
 
         Examples
         --------
@@ -646,14 +646,13 @@ class PrivateApi:
         """The schema of ``entity`` and ``filters`` with ``kwargs`` built for the wire; the
         discovery document is read as the call asks (``refresh``, ``cache``).
 
-        The service's discovery document decides
-        (:func:`~dealframe.private.filters.service_decides`): its filter names, types,
-        operators and enum lists (read again once on a value outside a list: they grow). Before the client holds it (or with ``refresh``), the
-        values are first checked against the document it holds or the interface document's
-        own (section 4.4: :func:`~dealframe.private.filters.documented_schema`); what that
-        refuses is raised only if the discovery read then fails (an unreachable service, a
-        wrong key), so the argument is named rather than the connection; that read is then
-        one attempt, not retried nor waited out for a refusal already known."""
+        :func:`~dealframe.private.filters.service_decides`: before the client holds the
+        service's discovery document (or with ``refresh``), the values are first checked
+        against the document it holds or the interface document's own (section 4.4:
+        :func:`~dealframe.private.filters.documented_schema`), and what that refuses is raised
+        at once, nothing sent; then the service's document decides what only it knows: its
+        filter names beyond the interface document's, operators and enum lists (read again
+        once on a value outside a list: they grow)."""
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError("filters", "a dict of filter names to values", got=filters)
         merged = {**(filters or {}), **kwargs}

@@ -11,11 +11,11 @@ Examples
 
 Everything is checked before the pull starts (the entity, every filter and its values,
 the file's extension and folder), with the closest valid name on a typo; with ``--sandbox``
-even before the sandbox starts. Against a service, the filters are checked against its
-discovery document before any data is requested (as the Python API checks them): a value
-the interface document's types refuse (a date, number, UUID, ISO-3 code ...) is the error
-only when that document cannot be read (an unreachable service, a wrong key), so the flag,
-not the connection, is named. Progress goes to standard error, the path written to
+even before the sandbox starts. Against a service, a value the interface document's types
+refuse (a date, number, UUID, ISO-3 code ...) is refused before any request, the flag named;
+then the service's discovery document decides what only it knows (filter names beyond the
+interface document's, operators, enum values), before any data is requested, as the Python
+API checks them. Progress goes to standard error, the path written to
 standard output; page bars are drawn only when standard error is a terminal. Exit status
 as for every sub-command (docs/errors.md): 0 written, 1 the pull failed (the service, the
 network, the disk), 2 the command cannot work as given (a bad entity, filter, value or file,
@@ -240,10 +240,10 @@ class _Plan:
                     )
 
     def check_with(self, client: Any) -> None:
-        """The checks against the service's own discovery document (lists only), as the
-        Python API makes them (:func:`~dealframe.private.filters.service_decides`): the
-        service's document rules; what the interface document's types refuse is the error
-        only when that document cannot be read (an unreachable service, a wrong key)."""
+        """The checks of a list's filters, as the Python API makes them
+        (:func:`~dealframe.private.filters.service_decides`): what the interface document's
+        types refuse first, before any request; then the service's own discovery document for
+        what only it knows (filter names beyond the interface document's, enum values)."""
         if self.entity.kind != "list":
             return
         resource, values, name = self.entity.resource, self.values, self.entity.name
