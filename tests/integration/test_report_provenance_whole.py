@@ -20,7 +20,7 @@ pytest.importorskip("matplotlib")
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import FAST, Proxy
+from _drift_proxy import FAST, Proxy, edit
 
 import dealframe
 from dealframe.report import build_report
@@ -62,3 +62,35 @@ def test_every_request_of_the_report_is_in_its_provenance(sandbox, tmp_path, war
         assert row["rows_received"] == row["rows_expected"] > 0  # its filters
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "discovery_transactions" in page and "discovery_investors" in page  # Appendix C
+
+
+def test_a_document_lookup_refuses_still_gives_the_report(sandbox, tmp_path):
+    """A discovery document whose ``values`` the filter checks read but ``lookup``'s frame
+    refuses (an object): the report is built as before the report read it itself, and the
+    read is recorded, without rows."""
+
+    def odd(doc: Any) -> Any:
+        for entry in doc["data"]["filters"]:
+            if entry.get("values") and entry["field"] != "deal_type":
+                entry["values"] = {"a": 1}
+                break
+        return doc
+
+    with (
+        Proxy(sandbox.url) as proxy,
+        dealframe.Client(
+            proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+        ) as client,
+    ):
+        proxy.add(rf"^{P}/lookup/transactions$", edit(odd), method="GET")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            paths = build_report(
+                client, tmp_path, cohort={"region": "Western Europe"}, progress=False
+            )
+        seen = [f"{m} {p}" for m, p, _ in proxy.seen]
+    provenance = json.loads(paths.manifest.read_text())["provenance"]
+    row = provenance["discovery_transactions"]
+    assert row["endpoint"] == f"GET {P}/lookup/transactions" and row["requests"] == 1
+    assert seen.count(f"GET {P}/lookup/transactions") == 1
+    assert sum(int(r.get("requests") or 0) for r in provenance.values()) == len(seen)

@@ -23,6 +23,7 @@ and send no read of their own that no frame would record. The pulls of the publi
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,12 +33,13 @@ from dealframe._wording import counted
 from dealframe.analytics.buckets import aggregate_threshold
 from dealframe.analytics.rollups import group_time_series
 from dealframe.comparison import Comparison, compare_multiples, methodology_read
-from dealframe.errors import DealframeError, ValidationError
+from dealframe.errors import DealframeError, ServiceContractError, ValidationError
 from dealframe.frames.nested import to_lists
 from dealframe.frames.public import current_frame
 from dealframe.notices import missing_expected
 from dealframe.plot.shaping import investor_activity, participant_rows
 from dealframe.private.aggregate import threshold_read_elsewhere
+from dealframe.private.api import PREFIX as PRIVATE_PREFIX
 from dealframe.provenance import combined_from_cache
 
 from .cohort import Cohort, unknown_to_service
@@ -229,8 +231,21 @@ def _discovery(client: Client, entity: str, provenance: dict[str, dict[str, Any]
     """Read the discovery document of ``entity`` (``client.private.lookup``, which keeps the
     client's copy) and record it as ``discovery_<entity>``: the filters of the calls after
     it are checked against that copy, so they read nothing themselves (a read made inside a
-    call returns no frame, and would be in no provenance)."""
-    provenance[f"discovery_{entity}"] = _provenance(client.private.lookup(entity))
+    call returns no frame, and would be in no provenance).
+
+    A document the filter checks read but ``lookup``'s frame refuses (an odd ``values`` or
+    ``operators`` member: ``ServiceContractError``) does not stop the report, which read
+    only to record: the read is recorded without its rows, and the calls check against the
+    client's copy (the read again when it holds none, failing as they would have)."""
+    try:
+        provenance[f"discovery_{entity}"] = _provenance(client.private.lookup(entity))
+    except ServiceContractError:
+        client.private.schema(entity)  # the copy the read kept: no request
+        provenance[f"discovery_{entity}"] = {
+            "endpoint": f"GET {PRIVATE_PREFIX}/lookup/{entity}",
+            "requests": 1,
+            "fetched_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        }
 
 
 def _service_window(
