@@ -20,7 +20,6 @@ import contextlib
 import errno
 import os
 import re
-import struct
 import sys
 import tempfile
 import warnings
@@ -28,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from dealframe._inode import locked
 from dealframe.arguments import expanded_path
 
 from .cli_options import non_negative_int, one_line, sandbox_scale
@@ -55,7 +55,6 @@ __all__ = [
     "fail",
     "flag_name",
     "in_shell_words",
-    "locked",
     "say",
     "service_client",
     "show_warning",
@@ -240,47 +239,6 @@ def check_folder(path: str | os.PathLike[str], option: str) -> list[Path]:
             option, f"{expected} ({folder} cannot be written: {why})", got=str(path)
         ) from None
     return missing
-
-
-#: Linux inode flags (``chattr``) of a folder where no file can be renamed or removed, or of
-#: a file that cannot be replaced, renamed or rewritten: ``FS_IMMUTABLE_FL`` and
-#: ``FS_APPEND_FL``, read with ``FS_IOC_GETFLAGS``.
-_LOCKS = {0x10: "immutable (chattr +i)", 0x20: "append-only (chattr +a)"}
-_GETFLAGS = (2 << 30) | (struct.calcsize("l") << 16) | (ord("f") << 8) | 1
-
-
-def locked(path: Path) -> str | None:
-    """What makes ``path`` keep what it holds (``"immutable (chattr +i)"``, ``"append-only
-    (chattr +a)"``), read from its inode flags: a folder so flagged keeps every file made in
-    it, a file cannot be replaced (renamed over), removed or rewritten, even by root, whom
-    permission bits do not stop. None where it has none, does not exist, or the system
-    cannot say (not Linux, a file system without the flags): the write then decides.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> (folder / "f.json").write_bytes(b"{}")
-    2
-    >>> locked(folder), locked(folder / "f.json"), locked(folder / "missing")
-    (None, None, None)
-    """
-    try:
-        import fcntl
-    except ImportError:  # not a POSIX system
-        return None
-    try:  # a FIFO is opened without waiting for a writer; a link's target is read
-        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    except OSError:
-        return None
-    try:
-        read = fcntl.ioctl(handle, _GETFLAGS, bytes(struct.calcsize("l")))
-    except OSError:  # ENOTTY, EOPNOTSUPP: no such flags here
-        return None
-    finally:
-        os.close(handle)
-    flags = int.from_bytes(read[:4], sys.byteorder)
-    return next((why for bit, why in _LOCKS.items() if flags & bit), None)
 
 
 #: What ``open(folder, O_TMPFILE)`` fails with where the file system or kernel has no

@@ -135,3 +135,30 @@ def test_a_refused_replace_the_flags_did_not_foresee_is_typed(client, synced, mo
     with pytest.raises(MirrorPathError, match=r"marker .*_mirror\.json cannot be replaced"):
         mirror.sync(client, synced, ["investors"])
     assert not [p.name for p in synced.iterdir() if ".tmp-" in p.name]
+
+
+@pytest.mark.parametrize("flag", ["+i", "+a"])
+def test_compact_works_in_a_flagged_folder_that_holds_its_lock(synced, flag):
+    """compact writes in the tables' folders and in the lock: a flagged mirror folder whose
+    lock exists stops nothing (it was refused, naming the marker compact never replaces)."""
+    assert (synced / ".lock").exists()
+    with _flagged(synced, flag):
+        mirror.compact(synced)
+        assert main(["mirror", "compact", str(synced)]) == 0
+
+
+def test_compact_refuses_an_immutable_folder_where_its_lock_is_to_be_made(synced):
+    (synced / ".lock").unlink()
+    with _flagged(synced, "+i"), pytest.raises(MirrorPathError, match="lock file is made"):
+        mirror.compact(synced)
+
+
+def test_a_marker_that_is_a_link_to_an_immutable_file_is_replaced(client, synced, tmp_path):
+    """The rename replaces the link, not its target: the target's flag does not matter."""
+    outside = tmp_path / "elsewhere.json"
+    shutil.copy(synced / "_mirror.json", outside)
+    (synced / "_mirror.json").unlink()
+    (synced / "_mirror.json").symlink_to(outside)
+    with _flagged(outside, "+i"):
+        mirror.sync(client, synced, ["investors"])
+    assert not (synced / "_mirror.json").is_symlink()

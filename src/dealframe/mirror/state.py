@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from .._inode import locked
 from ..client import SANDBOX_SOURCE
 from ..config import source_of
 from .durable import LOCK_NAME, atomic_write
@@ -316,14 +317,16 @@ def check_writable(folder: Path, *, marker: bool = True) -> None:
     >>> import tempfile
     >>> check_writable(Path(tempfile.mkdtemp()))
     """
-    from ..clitools import locked  # the one reader of the flags (check_folder's)
-
     held = {folder: "the mirror's folder, where the marker is replaced by a rename"}
+    if not marker:  # a compaction: the folder matters only where the lock is to be made
+        lock = folder / LOCK_NAME
+        made = lock.exists() or lock.is_symlink()
+        held = {} if made else {folder: "the mirror's folder, where the lock file is made"}
     held.update((folder / n, why) for n, why in _IN_PLACE.items() if marker or n != STATE_NAME)
     for path, what in held.items():
-        flag = locked(path)
-        if flag is None:
-            continue
+        flag = locked(path, follow=path == folder)  # a link in place is replaced, not its target
+        if flag is None or (path == folder and not marker and "+a" in flag):
+            continue  # an append-only folder takes a new file: the lock
         clear = flag[flag.index("chattr") : -1].replace("+", "-")
         raise MirrorPathError(
             f"{path} is {flag}, {what}; nothing was written: clear the flag (`{clear} "
