@@ -155,9 +155,9 @@ def schema_filters(
     did-you-mean (``--limt``: ``--limit``). An unknown flag is named only when it is a
     close slip of one (:func:`unknown_flag`), else not quoted.
 
-    With ``known_only`` (the document as the interface document writes it: what stands in
-    when the service's cannot be read, :func:`~dealframe.private.filters.service_decides`)
-    only the flags of the filters ``schema`` lists are converted and checked, by
+    With ``known_only`` (the document as the interface document writes it: the check made
+    before any request, :func:`~dealframe.private.filters.service_decides`) only the flags
+    of the filters ``schema`` lists are converted and checked, by
     :meth:`FilterSchema.precheck`: a flag it does not list and an enum value outside its
     lists are left to the service's own document.
 
