@@ -13,10 +13,10 @@ aggregate whose filters hold more ids than a list batch takes says why
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,7 @@ from ..contract import (
 from ..errors import ApiError
 from ..frames import private as shape
 from ..frames.said import rows_said_later, say_kept
+from ..notices import setting
 from ..transport.refusals import TOO_LARGE
 from .batches import IDS_PER_BATCH, Held
 from .suppression import threshold_said
@@ -132,8 +133,7 @@ _THRESHOLD_ELSEWHERE: contextvars.ContextVar[bool] = contextvars.ContextVar(
 )
 
 
-@contextlib.contextmanager
-def threshold_read_elsewhere() -> Iterator[None]:
+def threshold_read_elsewhere() -> AbstractContextManager[None]:
     """Within it, an aggregate answer without ``meta.methodology.small_n_threshold`` (absent
     or null) is not a finding of the aggregate call: the caller (the analytics'
     ``service_methodology``) reads the threshold elsewhere and says, in one warning, that the
@@ -148,11 +148,7 @@ def threshold_read_elsewhere() -> Iterator[None]:
     None
         Within the ``with`` block.
     """
-    token = _THRESHOLD_ELSEWHERE.set(True)
-    try:
-        yield
-    finally:
-        _THRESHOLD_ELSEWHERE.reset(token)
+    return setting(_THRESHOLD_ELSEWHERE, True)
 
 
 def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
