@@ -41,7 +41,7 @@ from __future__ import annotations
 import datetime as dt
 import warnings
 from collections.abc import Hashable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -57,7 +57,7 @@ from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import Column, Schema
 from dealframe.link import companies_for_skus
-from dealframe.notices import DealframeWarning, missing_expected, user_stacklevel
+from dealframe.notices import DealframeWarning, missing_expected, setting, user_stacklevel
 from dealframe.private.filters import documented_schema, service_decides
 from dealframe.public.hints import close_values
 from dealframe.public.query import search_body
@@ -179,8 +179,7 @@ _METHODOLOGY_READ: ContextVar[tuple[int, str] | None] = ContextVar(
 )
 
 
-@contextmanager
-def methodology_read(small_n_threshold: int, today: str) -> Iterator[None]:
+def methodology_read(small_n_threshold: int, today: str) -> AbstractContextManager[None]:
     """Within it, :func:`compare_multiples` uses the service's ``small_n_threshold`` and
     current date ``today`` the caller has read (the report's gather step,
     :func:`~dealframe.analytics.buckets.aggregate_threshold`), rather than asking the service
@@ -190,11 +189,7 @@ def methodology_read(small_n_threshold: int, today: str) -> Iterator[None]:
     It holds for the current thread or task only (a ``contextvars.ContextVar``), as
     :func:`~dealframe.notices.missing_expected` does.
     """
-    token = _METHODOLOGY_READ.set((small_n_threshold, today))
-    try:
-        yield
-    finally:
-        _METHODOLOGY_READ.reset(token)
+    return setting(_METHODOLOGY_READ, (small_n_threshold, today))
 
 
 @contextmanager

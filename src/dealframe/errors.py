@@ -534,7 +534,36 @@ def without_python_types(error: ValidationError) -> ValidationError:
     return reworded(error, _PYTHON_TYPES.sub("", error.expected))
 
 
-class ApiError(DealframeError):
+class _Noted:
+    """An error whose ``note`` the caller can add to (:meth:`with_note`): :class:`ApiError`
+    and :class:`TransportError`."""
+
+    note: str | None
+    args: tuple[Any, ...]
+
+    def with_note(self, note: str) -> Self:
+        """This error with ``note`` added after its own note and at the end of its message
+        (the running call's tokens blanked, as every note is); returns itself.
+
+        Not :meth:`BaseException.add_note` (PEP 678: a line printed under the traceback):
+        ``note`` is part of the message and of the ``note`` attribute.
+
+        Examples
+        --------
+        >>> error = BadRequestError(400, "BAD_REQUEST", "fields: unknown field 'nmae'")
+        >>> str(error.with_note("one").with_note("two")), error.note
+        ("400 BAD_REQUEST: fields: unknown field 'nmae'; one; two", 'one; two')
+        >>> error = TransportError("the answer was cut short", kind="truncated")
+        >>> str(error.with_note("page 3")), error.note
+        ('the answer was cut short; page 3', 'page 3')
+        """
+        note = _call_blanked(note)
+        self.note = f"{self.note}; {note}" if self.note else note
+        self.args = (f"{self}; {note}",)  # what the message held after it stays (incomplete)
+        return self
+
+
+class ApiError(DealframeError, _Noted):
     """The service answered with an error status.
 
     Attributes
@@ -622,24 +651,6 @@ class ApiError(DealframeError):
         )
         self.note = None if note is None else _call_blanked(note)
         super().__init__(self._render())
-
-    def with_note(self, note: str) -> Self:
-        """This error with ``note`` added after its own note and at the end of its message
-        (the running call's tokens blanked, as every note is); returns itself.
-
-        Not :meth:`BaseException.add_note` (PEP 678: a line printed under the traceback):
-        ``note`` is part of the message and of the ``note`` attribute.
-
-        Examples
-        --------
-        >>> error = BadRequestError(400, "BAD_REQUEST", "fields: unknown field 'nmae'")
-        >>> str(error.with_note("one").with_note("two")), error.note
-        ("400 BAD_REQUEST: fields: unknown field 'nmae'; one; two", 'one; two')
-        """
-        note = _call_blanked(note)
-        self.note = f"{self.note}; {note}" if self.note else note
-        self.args = (f"{self}; {note}",)  # what the message held after it stays (incomplete)
-        return self
 
     def _describe(self) -> str:
         """The message, then each problem of ``details.errors`` it does not already say
@@ -922,7 +933,7 @@ class ServiceContractError(ApiError):
         )
 
 
-class TransportError(DealframeError):
+class TransportError(DealframeError, _Noted):
     """The exchange itself failed: connection refused or dropped, timeout, truncated body.
 
     Parameters
@@ -964,21 +975,6 @@ class TransportError(DealframeError):
         return self._said + _context(
             self.request, self.attempts, self.note, answers=_answers_shown(self)
         )
-
-    def with_note(self, note: str) -> Self:
-        """This error with ``note`` added after its own note and at the end of its message,
-        as :meth:`ApiError.with_note` does; returns itself.
-
-        Examples
-        --------
-        >>> error = TransportError("the answer was cut short", kind="truncated")
-        >>> str(error.with_note("page 3")), error.note
-        ('the answer was cut short; page 3', 'page 3')
-        """
-        note = _call_blanked(note)
-        self.note = f"{self.note}; {note}" if self.note else note
-        self.args = (f"{self}; {note}",)
-        return self
 
 
 class IncompleteResultError(DealframeError):

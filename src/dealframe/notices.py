@@ -6,8 +6,9 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
 
 __all__ = [
     "DealframeWarning",
@@ -22,12 +23,15 @@ __all__ = [
     "missing_held",
     "missing_kept",
     "reading_answers",
+    "setting",
     "user_stacklevel",
     "warn_missing",
 ]
 
 #: Frames in files under this folder are dealframe's own (see :func:`user_stacklevel`).
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_T = TypeVar("_T")
+_C = TypeVar("_C")
 
 
 class DealframeWarning(UserWarning):
@@ -58,12 +62,37 @@ class MissingInvestorsWarning(MissingDataWarning):
     """
 
 
+@contextmanager
+def setting(where: ContextVar[_T], value: _T) -> Iterator[None]:
+    """``value`` set in ``where`` for the current thread or task while the block runs (the
+    value before it set again after, also when the block raises; blocks nest). Each ``with``
+    block of dealframe that holds a setting for its thread or task is one
+    (:func:`missing_expected`, :func:`dealframe.transport.body.later` ...).
+
+    Examples
+    --------
+    >>> where: ContextVar[int] = ContextVar("example", default=0)
+    >>> with setting(where, 1):
+    ...     with setting(where, 2):
+    ...         where.get()
+    ...     where.get()
+    2
+    1
+    >>> where.get()
+    0
+    """
+    token = where.set(value)
+    try:
+        yield
+    finally:
+        where.reset(token)
+
+
 #: Whether the calls of this thread (or task) leave unreturned ids to their caller to report.
 _MISSING_EXPECTED: ContextVar[bool] = ContextVar("dealframe_missing_expected", default=False)
 
 
-@contextmanager
-def missing_expected() -> Iterator[None]:
+def missing_expected() -> AbstractContextManager[None]:
     """Within it, calls do not warn about ids or SKUs the service did not return: the
     caller reports them (the frames still list them in ``attrs``). Other warnings pass.
 
@@ -75,42 +104,33 @@ def missing_expected() -> Iterator[None]:
     >>> with missing_expected():
     ...     warn_missing("1 of 2 SKUs were not returned")  # not shown
     """
-    token = _MISSING_EXPECTED.set(True)
-    try:
-        yield
-    finally:
-        _MISSING_EXPECTED.reset(token)
+    return setting(_MISSING_EXPECTED, True)
 
 
 @contextmanager
-def holding(where: ContextVar[list[str] | None]) -> Iterator[list[str]]:
-    """A new list set in ``where`` for the current thread or task while the block runs (the
-    one before it set again after), yielded: what a warning would say goes there instead,
-    for the caller to say once (:func:`missing_held`, :func:`findings_held`,
+def holding(where: ContextVar[_C | None], into: _C) -> Iterator[_C]:
+    """``into``, a new list or dict, set in ``where`` as :func:`setting` does, and yielded:
+    what a warning would say goes there instead, for the caller to say once
+    (:func:`missing_held`, :func:`findings_held`,
     :func:`dealframe.frames.normalize.warnings_noted`).
 
     Examples
     --------
     >>> where: ContextVar[list[str] | None] = ContextVar("example", default=None)
-    >>> with holding(where) as said:
+    >>> with holding(where, []) as said:
     ...     where.get().append("noted")
     >>> said, where.get()
     (['noted'], None)
     """
-    said: list[str] = []
-    token = where.set(said)
-    try:
-        yield said
-    finally:
-        where.reset(token)
+    with setting(where, into):
+        yield into
 
 
 #: Where this thread's (or task's) missing-data warnings go instead (:func:`missing_held`).
 _MISSING_HELD: ContextVar[list[str] | None] = ContextVar("dealframe_missing_held", default=None)
 
 
-@contextmanager
-def missing_held() -> Iterator[list[str]]:
+def missing_held() -> AbstractContextManager[list[str]]:
     """Within it, what :func:`warn_missing` would warn is appended to the list yielded, for
     the caller to say once: a call made of other calls (``reconcile_groups``) gathers what
     each said of missing data into one warning, not one per call. Other warnings pass, and
@@ -125,16 +145,14 @@ def missing_held() -> Iterator[list[str]]:
     >>> said
     ['no value in this window']
     """
-    with holding(_MISSING_HELD) as said:
-        yield said
+    return holding(_MISSING_HELD, [])
 
 
 #: Whether this thread (or task) is shaping answers of the service (:func:`reading_answers`).
 _READING_ANSWERS: ContextVar[bool] = ContextVar("dealframe_reading_answers", default=False)
 
 
-@contextmanager
-def reading_answers() -> Iterator[None]:
+def reading_answers() -> AbstractContextManager[None]:
     """Within it, the frames built come from answers of the service, not from items the user
     built: what their values are said of is the service's (:func:`data_warning`).
 
@@ -147,11 +165,7 @@ def reading_answers() -> Iterator[None]:
     ...     data_warning().__name__
     'ServiceContractWarning'
     """
-    token = _READING_ANSWERS.set(True)
-    try:
-        yield
-    finally:
-        _READING_ANSWERS.reset(token)
+    return setting(_READING_ANSWERS, True)
 
 
 #: Where the findings of this thread's (or task's) calls go instead of a warning
@@ -159,8 +173,7 @@ def reading_answers() -> Iterator[None]:
 _FINDINGS_HELD: ContextVar[list[str] | None] = ContextVar("dealframe_findings_held", default=None)
 
 
-@contextmanager
-def findings_held() -> Iterator[list[str]]:
+def findings_held() -> AbstractContextManager[list[str]]:
     """Within it, what a call's answers contradict of the document (its findings, said by
     :meth:`~dealframe.contract.Findings.report`) is not warned: each message is appended to
     the list yielded, for the caller to say once it knows the answer is kept (a change-feed
@@ -179,8 +192,7 @@ def findings_held() -> Iterator[list[str]]:
     >>> held("not held outside the block")
     False
     """
-    with holding(_FINDINGS_HELD) as said:
-        yield said
+    return holding(_FINDINGS_HELD, [])
 
 
 def held(message: str) -> bool:

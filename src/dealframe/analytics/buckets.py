@@ -46,7 +46,11 @@ from dealframe.errors import RequestInfo, ServiceContractError, ValidationError
 from dealframe.frames.private import day_of
 from dealframe.frames.user_columns import one_column_each, true_rows
 from dealframe.notices import DealframeWarning, ServiceContractWarning, user_stacklevel
-from dealframe.private.aggregate import threshold_read_elsewhere
+from dealframe.private.aggregate import (
+    DOCUMENTED_THRESHOLD,
+    threshold_elsewhere,
+    threshold_read_elsewhere,
+)
 from dealframe.private.filters import is_day
 
 __all__ = [
@@ -66,10 +70,6 @@ METRIC_COLUMNS: dict[str, str] = dict(
         ("ev_revenue", "ev_ebitda", "deal_valuation", "deal_raised", "deal_revenue", "deal_ebitda"),
     )
 )
-
-#: The interface document's ``small_n_threshold`` of the aggregate response (section 4.3 rule
-#: 9), used only when neither the service's answer nor its discovery document gives one.
-DOCUMENTED_THRESHOLD = 5
 
 _QUARTILES = (0.25, 0.5, 0.75)
 #: Values from which the buckets are summarised on every core (below, a pool costs more
@@ -216,25 +216,9 @@ def _threshold_elsewhere(client: Client, answer: pd.DataFrame) -> int:
     warning saying where it came from."""
     methodology = answer.attrs.get("methodology")
     seen = "null" if "small_n_threshold" in (methodology or {}) else "absent"
-    listed: Any = None
-    if (threshold := as_count(answer.attrs.get("small_n_threshold"))) is not None:
-        source = "from the answer's meta.small_n_threshold"
-    else:
-        listed = client.private.schema("transactions").document
-        for key in ("aggregate", "methodology", "small_n_threshold"):
-            listed = listed.get(key) if isinstance(listed, Mapping) else None
-        threshold = as_count(listed)
-        source = (
-            "from the transactions discovery document (GET /api/private/v1/lookup/"
-            "transactions aggregate.methodology.small_n_threshold)"
-        )
-    if threshold is None:
-        threshold = DOCUMENTED_THRESHOLD
-        source = (
-            "the interface document's value (section 4.3 rule 9): the discovery document "
-            "gives none either (its aggregate.methodology.small_n_threshold is "
-            f"{'absent' if listed is None else quoted(listed, 100)})"
-        )
+    threshold, source = threshold_elsewhere(
+        answer.attrs, lambda: client.private.schema("transactions").document
+    )
     said = (
         "POST /api/private/v1/transactions/aggregate: missing_field: meta.methodology."
         f"small_n_threshold is {seen}; small_n_threshold {threshold} used, {source}"

@@ -80,7 +80,7 @@ from ..frames.public import (
 )
 from ..frames.schemas import CURRENT_DATA
 from ..notices import reading_answers
-from ..private.aggregate import aggregate_buckets, read_aggregate
+from ..private.aggregate import aggregate_buckets, read_aggregate, threshold_elsewhere
 from ..private.api import smaller_page
 from ..private.paging import PAGE_SIZE
 from ..private.resolve import NAMES_PER_RESOLVE, answered_first, fewer_names, named_positions
@@ -1737,32 +1737,11 @@ def _total_deals(doc: Mapping[str, Any]) -> int:
     return total or 0
 
 
-#: The interface document's ``small_n_threshold`` (section 4.3 rule 9): the analytics' last
-#: resort (``dealframe.analytics.buckets.DOCUMENTED_THRESHOLD``, not imported: the doctor
-#: does not load the analytics).
-_DOCUMENTED_THRESHOLD = 5
-
-
 def _threshold_elsewhere(d: _Doctor, meta: Any) -> str:
     """Where the client's analytics take ``small_n_threshold`` from when the aggregate answer
-    has no ``meta.methodology.small_n_threshold`` (``analytics.buckets``): the answer's
-    ``meta.small_n_threshold``, else the transactions discovery document's
-    ``aggregate.methodology.small_n_threshold``, else the interface document's 5."""
-    moved = as_count(meta.get("small_n_threshold")) if isinstance(meta, Mapping) else None
-    if moved is not None:
-        return f"the client uses {moved}, from the answer's meta.small_n_threshold, and warns"
-    listed = (d.facts.seen("lookup:transactions") or {}).get("aggregate")
-    listed = listed.get("methodology") if isinstance(listed, Mapping) else None
-    discovered = as_count(listed.get("small_n_threshold")) if isinstance(listed, Mapping) else None
-    if discovered is not None:
-        return (
-            f"the client uses {discovered}, from the transactions discovery document "
-            "(aggregate.methodology.small_n_threshold), and warns"
-        )
-    return (
-        f"the client uses {_DOCUMENTED_THRESHOLD}, the interface document's value (neither the "
-        "answer's meta.small_n_threshold nor the discovery document gives one), and warns"
-    )
+    has no ``meta.methodology.small_n_threshold`` (:func:`threshold_elsewhere`)."""
+    threshold, source = threshold_elsewhere(meta, lambda: d.facts.seen("lookup:transactions"))
+    return f"the client uses {threshold}, {source}, and warns"
 
 
 #: The metric of the aggregates the doctor asks for.

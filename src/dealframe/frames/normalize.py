@@ -21,12 +21,12 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
 import uuid
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
@@ -282,8 +282,7 @@ def _finer_than_us(values: Sequence[Any] | pa.Array) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def offsets_noted() -> Iterator[dict[str, tuple[int, str]]]:
+def offsets_noted() -> AbstractContextManager[dict[str, tuple[int, str]]]:
     """Within it, :func:`to_utc` warns of no timestamp without offset: it notes, in the dict
     yielded, by field, how many it read and the first of them, for the caller to say once
     (:func:`no_offset_text`). A walk that types its rows page by page (the mirror's change
@@ -300,12 +299,7 @@ def offsets_noted() -> Iterator[dict[str, tuple[int, str]]]:
     >>> noted
     {'updated_at': (3, '2023-09-28T15:53:22')}
     """
-    noted: dict[str, tuple[int, str]] = {}
-    token = _NOTED.set(noted)
-    try:
-        yield noted
-    finally:
-        _NOTED.reset(token)
+    return holding(_NOTED, {})
 
 
 def to_utc(
@@ -620,8 +614,7 @@ _TEXT_NOTED: ContextVar[dict[str, NumbersAsText] | None] = ContextVar(
 )
 
 
-@contextlib.contextmanager
-def numbers_noted() -> Iterator[dict[str, NumbersAsText]]:
+def numbers_noted() -> AbstractContextManager[dict[str, NumbersAsText]]:
     """Within it, :func:`warn_numbers_as_text` warns of nothing: it notes, in the dict yielded,
     by field, the numbers written as text it was given, for the caller to say once
     (:meth:`NumbersAsText.text`). A walk that builds a frame per page (the mirror's change
@@ -636,12 +629,7 @@ def numbers_noted() -> Iterator[dict[str, NumbersAsText]]:
     >>> noted["founded"].text("founded")
     "founded: numbers written as text in 2 of 3 values (such as '1999'; id a, c): read as numbers"
     """
-    noted: dict[str, NumbersAsText] = {}
-    token = _TEXT_NOTED.set(noted)
-    try:
-        yield noted
-    finally:
-        _TEXT_NOTED.reset(token)
+    return holding(_TEXT_NOTED, {})
 
 
 def warn_numbers_as_text(
@@ -796,8 +784,7 @@ def _is_number(value: Any) -> bool:
 _WARN_NOTED: ContextVar[list[str] | None] = ContextVar("dealframe_warnings_noted", default=None)
 
 
-@contextlib.contextmanager
-def warnings_noted() -> Iterator[list[str]]:
+def warnings_noted() -> AbstractContextManager[list[str]]:
     """Within it, the other values the readers warn of (empty strings where a number is
     documented, text that is not a finite number), and extra fields given free names
     (``attrs["extra_names"]``), are not warned of: each line is noted, once,
@@ -812,8 +799,7 @@ def warnings_noted() -> Iterator[list[str]]:
     ['marketCap: empty strings "" where a number or null is documented: read as null',
      "marketCap: text that is not a finite number ('NaN'): read as written"]
     """
-    with holding(_WARN_NOTED) as noted:
-        yield noted
+    return holding(_WARN_NOTED, [])
 
 
 def _warn(

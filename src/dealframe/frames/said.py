@@ -24,9 +24,9 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +35,7 @@ import numpy as np
 
 from dealframe.contract import Findings, shaping_findings
 from dealframe.frames.nested import _is_null
-from dealframe.notices import data_warning, user_stacklevel
+from dealframe.notices import data_warning, holding, user_stacklevel
 
 __all__ = [
     "NumbersAsText",
@@ -200,8 +200,7 @@ _LATER: ContextVar[dict[tuple[str, str], NumbersAsText] | None] = ContextVar(
 )
 
 
-@contextlib.contextmanager
-def rows_said_later() -> Iterator[dict[tuple[str, str], NumbersAsText]]:
+def rows_said_later() -> AbstractContextManager[dict[tuple[str, str], NumbersAsText]]:
     """Within it, what :func:`say_values` is given of an answer is kept back, by kind and
     field, in the dict yielded, row by row, for :func:`say_kept` to say of the rows the call
     returns: a list call builds one frame of every row that arrived, then cuts it (``limit``,
@@ -217,12 +216,7 @@ def rows_said_later() -> Iterator[dict[tuple[str, str], NumbersAsText]]:
     >>> len(found), list(later)
     (0, [('numbers_as_text', 'n')])
     """
-    later: dict[tuple[str, str], NumbersAsText] = {}
-    token = _LATER.set(later)
-    try:
-        yield later
-    finally:
-        _LATER.reset(token)
+    return holding(_LATER, {})
 
 
 def say_values(

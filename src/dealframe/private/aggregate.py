@@ -13,10 +13,10 @@ aggregate whose filters hold more ids than a list batch takes says why
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
@@ -39,11 +39,19 @@ from ..contract import (
 from ..errors import ApiError
 from ..frames import private as shape
 from ..frames.said import rows_said_later, say_kept
+from ..notices import setting
 from ..transport.refusals import TOO_LARGE
 from .batches import IDS_PER_BATCH, Held
 from .suppression import threshold_said
 
-__all__ = ["aggregate_buckets", "aggregate_refused", "read_aggregate", "threshold_read_elsewhere"]
+__all__ = [
+    "DOCUMENTED_THRESHOLD",
+    "aggregate_buckets",
+    "aggregate_refused",
+    "read_aggregate",
+    "threshold_elsewhere",
+    "threshold_read_elsewhere",
+]
 
 
 def aggregate_refused(error: ApiError, over: Held) -> ApiError:
@@ -132,8 +140,7 @@ _THRESHOLD_ELSEWHERE: contextvars.ContextVar[bool] = contextvars.ContextVar(
 )
 
 
-@contextlib.contextmanager
-def threshold_read_elsewhere() -> Iterator[None]:
+def threshold_read_elsewhere() -> AbstractContextManager[None]:
     """Within it, an aggregate answer without ``meta.methodology.small_n_threshold`` (absent
     or null) is not a finding of the aggregate call: the caller (the analytics'
     ``service_methodology``) reads the threshold elsewhere and says, in one warning, that the
@@ -148,11 +155,47 @@ def threshold_read_elsewhere() -> Iterator[None]:
     None
         Within the ``with`` block.
     """
-    token = _THRESHOLD_ELSEWHERE.set(True)
-    try:
-        yield
-    finally:
-        _THRESHOLD_ELSEWHERE.reset(token)
+    return setting(_THRESHOLD_ELSEWHERE, True)
+
+
+#: The interface document's ``small_n_threshold`` of the aggregate response (section 4.3 rule
+#: 9), used only when neither the service's answer nor its discovery document gives one.
+DOCUMENTED_THRESHOLD = 5
+
+
+def threshold_elsewhere(meta: Any, discovery: Callable[[], Any]) -> tuple[int, str]:
+    """The ``small_n_threshold`` the analytics use for an aggregate answer without
+    ``meta.methodology.small_n_threshold`` (:func:`threshold_read_elsewhere`), and where it
+    came from, as their warning and the doctor say it: the answer's ``meta`` own
+    ``small_n_threshold``, else the transactions discovery document's (``discovery()``, its
+    ``data``, read only then) ``aggregate.methodology.small_n_threshold``, else
+    :data:`DOCUMENTED_THRESHOLD`.
+
+    Examples
+    --------
+    >>> threshold_elsewhere({"small_n_threshold": "3"}, dict)
+    (3, "from the answer's meta.small_n_threshold")
+    >>> threshold_elsewhere({}, lambda: {"aggregate": {"methodology": {"small_n_threshold": 4}}})[0]
+    4
+    >>> threshold_elsewhere(None, dict)[0]
+    5
+    """
+    moved = as_count(meta.get("small_n_threshold")) if isinstance(meta, Mapping) else None
+    if moved is not None:
+        return moved, "from the answer's meta.small_n_threshold"
+    listed = discovery()
+    for key in ("aggregate", "methodology", "small_n_threshold"):
+        listed = listed.get(key) if isinstance(listed, Mapping) else None
+    if (found := as_count(listed)) is not None:
+        return found, (
+            "from the transactions discovery document (GET /api/private/v1/lookup/"
+            "transactions aggregate.methodology.small_n_threshold)"
+        )
+    return DOCUMENTED_THRESHOLD, (
+        "the interface document's value (section 4.3 rule 9): the discovery document gives "
+        "none either (its aggregate.methodology.small_n_threshold is "
+        f"{'absent' if listed is None else quoted(listed, 100)})"
+    )
 
 
 def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:

@@ -54,8 +54,8 @@ import re
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
@@ -64,6 +64,7 @@ import orjson
 
 from dealframe.arguments import call_secrets
 from dealframe.errors import _ANYWHERE
+from dealframe.notices import setting
 
 __all__ = [
     "LATER",
@@ -108,8 +109,7 @@ class Read(NamedTuple):
     doc: Any
 
 
-@contextmanager
-def expecting(reader: Callable[[bytes], Any]) -> Iterator[None]:
+def expecting(reader: Callable[[bytes], Any]) -> AbstractContextManager[None]:
     """Within this block (this thread or task only), a success body is first given to
     ``reader``; what it returns (not None) is the body, as :class:`Read`.
 
@@ -119,15 +119,10 @@ def expecting(reader: Callable[[bytes], Any]) -> Iterator[None]:
     ...     parse(b'{"data": []}')
     (Read(doc=12), None)
     """
-    token = _READER.set(reader)
-    try:
-        yield
-    finally:
-        _READER.reset(token)
+    return setting(_READER, reader)
 
 
-@contextmanager
-def later() -> Iterator[None]:
+def later() -> AbstractContextManager[None]:
     """Within this block (this thread or task only), :func:`parse` leaves a body that nothing
     has checked yet unread: it returns ``(Read(LATER), None)``, and the caller checks the body
     (:attr:`Response.content <dealframe.transport.session.Response>`) with :func:`parse` on
@@ -140,11 +135,7 @@ def later() -> Iterator[None]:
     ...     parse(b'{"data": []}')
     (Read(doc=LATER), None)
     """
-    token = _LATER.set(True)
-    try:
-        yield
-    finally:
-        _LATER.reset(token)
+    return setting(_LATER, True)
 
 
 def _check(content: bytes) -> tuple[Any, str | None]:

@@ -37,8 +37,8 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -70,7 +70,7 @@ from dealframe.errors import (
     summarize_body,
     with_answers,
 )
-from dealframe.notices import DealframeWarning, ServiceContractWarning, user_stacklevel
+from dealframe.notices import DealframeWarning, ServiceContractWarning, setting, user_stacklevel
 from dealframe.transport import body as _body
 from dealframe.transport import retry as _retry
 from dealframe.transport.cache import (
@@ -202,8 +202,7 @@ class Response:
         return self._parsed
 
 
-@contextmanager
-def resume(answer: Response) -> Iterator[None]:
+def resume(answer: Response) -> AbstractContextManager[None]:
     """The next request made within this block (this thread or task only) goes on from
     ``answer``: its own answer, whose body another thread left unread
     (:func:`~dealframe.transport.body.later`). That body is checked here first, as the
@@ -213,11 +212,7 @@ def resume(answer: Response) -> Iterator[None]:
     there still used none); with none left, its error is raised, as it
     would have been on the other thread. The request then counts no new call.
     """
-    token = _RESUMED.set(answer)
-    try:
-        yield
-    finally:
-        _RESUMED.reset(token)
+    return setting(_RESUMED, answer)
 
 
 @dataclass(frozen=True)

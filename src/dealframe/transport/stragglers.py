@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Hashable
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
+
+from dealframe.notices import setting
 
 __all__ = ["FACTOR", "FLOOR", "MIN_SAMPLES", "WINDOW", "Latencies", "sooner"]
 
@@ -50,8 +52,7 @@ FLOOR = 0.25
 _SOONER: ContextVar[float | None] = ContextVar("dealframe_first_attempt_limit", default=None)
 
 
-@contextmanager
-def sooner(seconds: float) -> Iterator[None]:
+def sooner(seconds: float) -> AbstractContextManager[None]:
     """Within this block (this thread or task only), a first attempt waits at most
     ``seconds`` before it is sent again, whatever the endpoint's recent answers say.
 
@@ -64,11 +65,7 @@ def sooner(seconds: float) -> Iterator[None]:
     >>> answers.first_timeout(("POST", "/deals"), read_timeout=30.0) is None
     True
     """
-    token = _SOONER.set(seconds)
-    try:
-        yield
-    finally:
-        _SOONER.reset(token)
+    return setting(_SOONER, seconds)
 
 
 class Latencies:
