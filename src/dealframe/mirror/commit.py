@@ -224,7 +224,7 @@ def commit_entity(
     folder = root / entity
     schema = arrow_schema(entity)
     if full:
-        written = len(staged.latest)
+        written = staged.distinct
         fill, lost = None, None
         if staged.absent and (table is not None or staged.earlier):
             # tombstones: filled from this sync's earlier reads, else the table's; with neither
@@ -260,7 +260,7 @@ def commit_entity(
         assert table is not None
         rows = (
             pa.concat_tables([t.cast(schema) for t in staged_tables(staged, parts)])
-            if staged.latest
+            if staged.position
             else schema.empty_table()
         )
         fill = None
@@ -273,7 +273,7 @@ def commit_entity(
         # deletion vectors), so re-reads of the overlap cost nothing more to write along with
         # real changes. Only when the pull holds nothing newer than the checkpoint are they
         # compared with the stored rows, so that a sync with no change makes no commit.
-        only_rereads = len(staged.reread) == len(staged.latest)
+        only_rereads = len(staged.reread) == staged.distinct
         same = (
             unchanged_rereads(folder, table, rows, staged.reread, ahead)
             if only_rereads

@@ -44,6 +44,7 @@ import pandas as pd
 from ..errors import ApiError, BadRequestError, ServiceContractError, ValidationError
 from ..notices import ServiceContractWarning, findings_held, user_stacklevel
 from ..transport.refusals import TOO_LARGE
+from .ids import KeyIndex, id_keys
 from .schema import ABSENT, absent_columns, api_entity
 
 __all__ = [
@@ -415,7 +416,11 @@ class FeedWalk:
     strict: str | None = None
     at_cursor: pd.Timestamp | None = None
     at_page: int = 0
-    _tie_ids: dict[str, pd.Timestamp] = field(default_factory=dict)
+    #: the ids read in ties (:mod:`.ids`: 64 bits of each, 16 bytes with their tie's stamp, in
+    #: ns): a row leaving a tie while it is read is seen again at its new stamp, often at the
+    #: walk's end, so they are kept for the whole walk (an id taken for another costs a pass)
+    _tie_ids: KeyIndex = field(default_factory=lambda: KeyIndex(exact=False))
+    _tie_stamps: dict[int, pd.Timestamp] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[pd.DataFrame]:
         cursor, page = self.since, 1
@@ -462,7 +467,7 @@ class FeedWalk:
                 return
             last = stamps.iloc[-1]
             if stamps.iloc[0] == last:  # a whole page on one timestamp: offset pages of it
-                self._tie_ids.update(dict.fromkeys(frame["id"].tolist(), last))
+                self._tied(frame["id"].tolist(), last)
                 if cursor != last:  # a new tie: the rows held on the previous timestamp are done
                     yield from self._emit(held, None)
                     held = frame
@@ -601,13 +606,22 @@ class FeedWalk:
             finding=finding,
         )
 
+    def _tied(self, ids: list[str], stamp: pd.Timestamp) -> None:
+        """Note ``ids`` as read in the tie at ``stamp``."""
+        ns = int(stamp.value)
+        self._tie_stamps[ns] = stamp
+        self._tie_ids.add(id_keys(ids), np.full(len(ids), ns, dtype=np.int64))
+
     def _check_moves(self, frame: pd.DataFrame) -> None:
-        if not self._tie_ids:
+        """A row read in a tie and now read at a newer stamp left the tie: the walk is unstable
+        from the tie's stamp (rows of the tie may have shifted past a page boundary)."""
+        if not len(self._tie_ids) or not len(frame):
             return
-        for ident, stamp in zip(frame["id"].tolist(), frame["updated_at"].tolist()):
-            tied = self._tie_ids.get(ident)
-            if tied is not None and stamp > tied:
-                self._unstable(tied)
+        tied = self._tie_ids.last(id_keys(frame["id"].tolist()))
+        stamps = pd.DatetimeIndex(frame["updated_at"]).as_unit("ns").asi8
+        moved = (tied >= 0) & (stamps > tied)
+        if moved.any():
+            self._unstable(self._tie_stamps[int(tied[moved].min())])
 
     def _unstable(self, stamp: pd.Timestamp | None) -> None:
         if stamp is None:

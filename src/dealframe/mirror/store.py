@@ -13,7 +13,8 @@ Layout of a mirror folder::
     PATH/_staging/<sync>/         rows of a sync in progress (never read by readers)
 
 A sync writes the pages it reads under ``_staging`` as they arrive, so memory
-holds about a row group whatever the number of rows; the commit then streams the
+holds about a row group, and a 16-byte key per row read (:mod:`.ids`), whatever
+the number of rows; the commit then streams the
 staged rows into the entity's Delta table in one atomic commit (:mod:`.commit`).
 A crash before that commit leaves the table at its previous version; the next
 sync deletes the staging folder and reads again from the old checkpoint
@@ -40,6 +41,7 @@ import pyarrow.parquet as pq
 from .absent import is_tombstone
 from .durable import atomic_write, fsync_dir, fsync_file, private_dirs
 from .folders import log_lost
+from .ids import KeyIndex, id_keys, latest_reads
 from .schema import ABSENT, arrow_schema, fields_of, to_arrow
 
 __all__ = [
@@ -220,10 +222,12 @@ class StagedRows:
     A pull smaller than a row group never reaches a staged file: :meth:`close`
     leaves it in ``pending`` (in memory), and the commit writes it once.
 
-    Tracks, per id, the position of its latest read, so that when the feed
-    returned an id twice (it changed while pages were read) only the later
-    version is committed; and, with ``reread_until`` (the previous checkpoint),
-    the ids whose latest read is stamped at or before it: re-reads of the overlap.
+    Keeps the key of each read (16 bytes, :mod:`.ids`), not its id's text, so that memory
+    holds a row group and 16 bytes a row whatever the size of the table; :meth:`close` finds
+    the ids the feed returned twice (they changed while pages were read), of which only the
+    later read is committed (:meth:`keep_mask`); and, with ``reread_until`` (the previous
+    checkpoint), notes the ids whose latest read is stamped at or before it: re-reads of the
+    overlap (an incremental sync's, as text).
 
     Rows lacking documented fields (absent from their items, not null: the feed frame's
     :data:`~dealframe.mirror.schema.ABSENT` column) are kept apart by what the feed says of
@@ -240,7 +244,6 @@ class StagedRows:
     prefix: str
     rows_per_file: int = ROWS_PER_FILE
     reread_until: pd.Timestamp | None = None
-    latest: dict[str, int] = field(default_factory=dict)
     reread: set[str] = field(default_factory=set)
     absent: dict[str, tuple[str, ...]] = field(default_factory=dict)
     earlier: dict[str, int] = field(default_factory=dict)
@@ -248,8 +251,12 @@ class StagedRows:
     said: list[str] = field(default_factory=list)  # what the commit did with them
     position: int = 0
     duplicates: bool = False
+    distinct: int = 0  # ids read (each once), known once closed
     pending: pa.Table | None = None
     _writer: PartWriter | None = None
+    _keys: list[np.ndarray] = field(default_factory=list)  # of every read, in order
+    _index: KeyIndex | None = None  # the keys by id, once a frame lacking fields needs them
+    _keep: np.ndarray | None = None  # the reads holding their id's latest, when not all
     _others: int = 0  # the table's documented fields besides id, deleted and updated_at
 
     def __post_init__(self) -> None:
@@ -265,12 +272,15 @@ class StagedRows:
         if not len(frame):
             return
         ids = frame["id"].tolist()
+        keys = id_keys(ids)
         marked = ABSENT in frame.columns
-        previous = [self.latest.get(i) for i in ids] if marked else []
-        for offset, ident in enumerate(ids):
-            if ident in self.latest:
-                self.duplicates = True
-            self.latest[ident] = self.position + offset
+        previous: list[int | None] = []
+        if marked:  # this sync's latest read of each id before this frame, when there is one
+            previous = [None if p < 0 else p for p in self._indexed().last(keys).tolist()]
+        positions = np.arange(self.position, self.position + len(ids), dtype=np.int64)
+        self._keys.append(keys)
+        if self._index is not None:
+            self._index.add(keys, positions)
         self.position += len(ids)
         if self.reread_until is not None:  # ids whose latest read may be an unchanged re-read
             old = (frame["updated_at"] <= self.reread_until).to_numpy()
@@ -283,6 +293,15 @@ class StagedRows:
                 self._forget(ident)
         assert self._writer is not None
         self._writer.write(to_arrow(frame, self.entity))
+
+    def _indexed(self) -> KeyIndex:
+        """The keys read so far, by id (built when first needed, then kept up to date)."""
+        if self._index is None:
+            self._index = KeyIndex()
+            if self._keys:
+                keys = np.concatenate(self._keys)
+                self._index.add(keys, np.arange(len(keys), dtype=np.int64))
+        return self._index
 
     def _forget(self, ident: str) -> None:
         self.absent.pop(ident, None)
@@ -315,14 +334,20 @@ class StagedRows:
         """The staged files (fsynced); rows never flushed to one stay in ``pending``."""
         assert self._writer is not None
         self.pending = self._writer.take_buffer()
-        return self._writer.close()
+        parts = self._writer.close()
+        keys = np.concatenate(self._keys) if self._keys else np.empty((0, 2), np.uint64)
+        self._keys, self._index = [keys], None
+        self._keep = latest_reads(keys)
+        self.duplicates = self._keep is not None
+        self.distinct = len(keys) if self._keep is None else int(self._keep.sum())
+        return parts
 
-    def keep_mask(self, ids: list[str], start: int) -> np.ndarray:
-        """Rows (at positions ``start``...) that hold their id's latest version."""
-        latest = self.latest
-        return np.fromiter(
-            (latest[i] == start + k for k, i in enumerate(ids)), dtype=bool, count=len(ids)
-        )
+    def keep_mask(self, start: int, count: int) -> np.ndarray:
+        """Rows (at positions ``start`` to ``start + count``) that hold their id's latest
+        version (after :meth:`close`)."""
+        if self._keep is None:
+            return np.ones(count, dtype=bool)
+        return self._keep[start : start + count]
 
 
 def batches(path: Path, batch_rows: int = ROW_GROUP_ROWS) -> Iterator[pa.Table]:
@@ -349,7 +374,7 @@ def staged_tables(staged: StagedRows, parts: list[Part]) -> Iterator[pa.Table]:
     pending = [staged.pending] if staged.pending is not None else []
     for table in itertools.chain(tables, pending):
         if staged.duplicates:
-            mask = staged.keep_mask(table.column("id").to_pylist(), start)
+            mask = staged.keep_mask(start, table.num_rows)
             start += table.num_rows
             table = table.filter(pa.array(mask))
         yield table

@@ -59,6 +59,7 @@ from .store import ROWS_PER_FILE, STAGING, StagedRows, cleared_on_failure, recov
 from .table import (
     check,
     dataset,
+    foreign_change,
     full_disk,
     guard_write,
     is_table,
@@ -564,6 +565,9 @@ def _sync_entity(
     table, problem = inspect_table(root, entity, deep=repair)
     problem = problem or force_full
     info = last_info(table) if table is not None and problem is None else None
+    if table is not None and info is not None:  # rows another writer changed: rebuilt
+        problem = foreign_change(table, info.version)
+        info = None if problem is not None else info
     old = info.checkpoint if info is not None else None
     if old is not None and pd.Timestamp(old) > until:  # a row stamped ahead moved it there
         problem = (

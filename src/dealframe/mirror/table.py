@@ -59,6 +59,7 @@ __all__ = [
     "commit_properties",
     "damage",
     "data_files",
+    "foreign_change",
     "dataset",
     "full_disk",
     "guard_write",
@@ -291,6 +292,55 @@ def last_info(table: DeltaTable, operations: tuple[str, ...] | None = None) -> C
         for info, entry in history_rows(table, limit):
             if KEYS["checkpoint"] in entry and (operations is None or info.operation in operations):
                 return info
+    return None
+
+
+#: Delta operations that change no row (the files' layout, the table's properties, its log):
+#: a commit of one by another writer leaves the table as the mirror synced it.
+_NO_ROW_CHANGE = frozenset(
+    {
+        "OPTIMIZE",
+        "VACUUM START",
+        "VACUUM END",
+        "SET TBLPROPERTIES",
+        "UNSET TBLPROPERTIES",
+        "ADD CONSTRAINT",
+        "DROP CONSTRAINT",
+        "UPGRADE PROTOCOL",
+        "ADD FEATURE",
+        "CHECKPOINT",
+        "CREATE CHECKPOINT",
+        "UPDATE TABLE METADATA",
+    }
+)
+
+
+def foreign_change(table: DeltaTable, since: int) -> str | None:
+    """What another writer changed in the table after the mirror's commit ``since``, in words,
+    or None: the oldest later commit without the mirror's metadata (:data:`KEYS`) whose
+    operation may change rows (a ``DELETE``, ``UPDATE``, ``MERGE``, ``WRITE``, ``RESTORE``...;
+    not an ``OPTIMIZE``, ``VACUUM`` or property change). The change feed from the mirror's
+    checkpoint would not undo it: rows deleted there never come back.
+
+    Examples
+    --------
+    >>> foreign_change(DeltaTable("mirror/deals"), 1)  # doctest: +SKIP
+    'version 2 (DELETE, committed after the mirror's last sync at version 1) ...'
+    """
+    newer = table.version() - since
+    if newer <= 0:
+        return None
+    for info, entry in reversed(history_rows(table, newer)):  # oldest first
+        operation = str(entry.get("operation", "")).upper()
+        if info.version <= since or KEYS["checkpoint"] in entry or operation in _NO_ROW_CHANGE:
+            continue
+        return (
+            f"another writer changed its rows: version {info.version} "
+            f"({operation or 'an unnamed operation'}, committed after the mirror's last sync at "
+            f"version {since}, "
+            "without the mirror's metadata); the change feed from the mirror's checkpoint "
+            "would not undo it (rows it deleted would never come back)"
+        )
     return None
 
 
