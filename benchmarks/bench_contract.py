@@ -28,20 +28,16 @@ _ENDPOINT = "POST /api/private/v1/transactions"
 
 
 class _Page:
-    """A response as the walk sees it: its body read as the transport reads it for the walk
-    (:func:`dealframe.transport.body.parse`, within the walk's reader: typed rows, else
-    JSON)."""
+    """A response as the walk sees it: its body read as the transport reads it for the list
+    (:meth:`dealframe.private.list_pages.ListParse.read`: typed rows, else JSON)."""
 
     from_cache, attempts = False, 1
 
-    def __init__(self, body: bytes) -> None:
-        from dealframe.transport.body import Read
-        from dealframe.transport.body import parse as parse_body
-
-        doc, problem = parse_body(body)
+    def __init__(self, body: bytes, parse: Any) -> None:
+        doc, problem = parse.read(body)
         if doc is None:
             raise AssertionError(f"contract checks: the transport refused a page ({problem})")
-        self.read = doc.doc if isinstance(doc, Read) else None
+        self.read = doc  # what the walk takes as read (no second parse of it)
         self._parsed = doc
 
     def json(self) -> Any:
@@ -50,31 +46,26 @@ class _Page:
 
 def checked_pull(pages: list[bytes]) -> Any:
     """Ours: the walk of ``client.private.deals()`` (checks included) over in-memory pages:
-    the pages read with the list's reader, checked and built into columns one by one, joined,
-    then checked for documented fields and repeated ids, as ``private/api.py`` does."""
-    from dealframe.contract import Findings, dedupe_at, missing_fields, shaping
-    from dealframe.frames.private import LIST_READERS, list_frame, list_page_columns
-    from dealframe.frames.said import rows_said_later
+    the pages read, checked and built into columns one by one, joined by the client's list
+    path (:class:`dealframe.private.list_pages.ListParse`), then checked for documented
+    fields and repeated ids, as ``private/api.py`` does."""
+    from dealframe.contract import Findings, dedupe_at, missing_fields
+    from dealframe.private.list_pages import ListParse
     from dealframe.private.paging import pull_pages
 
     found = Findings(_ENDPOINT)
-
-    def parse(items: list[Any]) -> Any:
-        with shaping(None, _ENDPOINT, found):
-            return list_page_columns("transactions", items)
-
+    parse = ListParse("transactions", found)
     walked = pull_pages(
-        lambda page, size: _Page(pages[page - 1]),
+        lambda page, size: _Page(pages[page - 1], parse),
         limit=None,
         workers=1,
         progress=False,
         desc="deals",
         found=found,
-        parse=parse,
-        reader=LIST_READERS["transactions"],
+        parse=parse.page,
+        reader=parse.reader,
     )
-    with shaping(None, _ENDPOINT, found), rows_said_later():
-        frame = list_frame("transactions", walked.parts)
+    frame = parse.frame(walked.parts)[0]
     missing_fields(walked.keys, "transactions", found, n_items=len(frame))
     return dedupe_at(frame, "id", found, np.arange(len(frame)), newest="updated_at")[0]
 

@@ -54,32 +54,24 @@ def _pages(ctx: Context, n: int) -> list[bytes]:
 
 
 def parse_ours(pages: Sequence[bytes]) -> pd.DataFrame:
-    """Raw page bytes → deals frame by the functions ``client.private.deals()`` runs on each
-    page's body, in its order, without HTTP and without the walk's checks
-    (``contract_checks_overhead`` times those): the transport's reading of a success body
-    with the list's reader (:func:`dealframe.transport.body.parse` within
-    ``expecting(LIST_READERS["transactions"])``: typed rows, or orjson for a page of other
-    rows), ``list_page_columns`` of the page's items as soon as it is read, then
-    ``list_frame`` of every page's columns, within ``shaping`` (and ``rows_said_later``) as
-    ``private/api.py`` does."""
-    from dealframe.contract import Findings, shaping
-    from dealframe.frames.private import LIST_READERS, list_frame, list_page_columns
-    from dealframe.frames.said import rows_said_later
-    from dealframe.transport.body import Read, expecting
-    from dealframe.transport.body import parse as parse_body
+    """Raw page bytes → deals frame by the path ``client.private.deals()`` runs on each
+    page's body (:class:`dealframe.private.list_pages.ListParse`, the same object the client
+    builds its list calls with), without HTTP and without the walk's checks
+    (``contract_checks_overhead`` times those): each body read as the transport reads it for
+    the list (``ListParse.read``: typed rows, or orjson for a page of other rows), its items
+    made columns as soon as it is read (``ListParse.page``), then every page's columns joined
+    (``ListParse.frame``)."""
+    from dealframe.contract import Findings
+    from dealframe.private.list_pages import ListParse
 
-    found = Findings(_ENDPOINT)
+    parse = ListParse("transactions", Findings(_ENDPOINT))
     parts = []
     for page in pages:
-        with expecting(LIST_READERS["transactions"]):
-            doc, problem = parse_body(page)
+        doc, problem = parse.read(page)
         if doc is None:
             raise AssertionError(f"deals parse: the transport refused a page ({problem})")
-        items = (doc.doc if isinstance(doc, Read) else doc)["data"]
-        with shaping(None, _ENDPOINT, found):
-            parts.append(list_page_columns("transactions", items))
-    with shaping(None, _ENDPOINT, found), rows_said_later():
-        return list_frame("transactions", parts)
+        parts.append(parse.page(doc["data"]))
+    return parse.frame(parts)[0]
 
 
 def parse_baseline(pages: Sequence[bytes]) -> pd.DataFrame:

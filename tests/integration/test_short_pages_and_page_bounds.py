@@ -9,9 +9,10 @@ named, over HTTP through the drift proxy.
   ``IncompleteResultError`` carrying the rows). A service serving fewer rows than asked while
   its ``meta.limit`` repeats the ask still reads whole, without a word.
 - A page refused with a 413 that does not say ``limit`` (``Request Entity Too Large``, ``{}``),
-  a 400 "maximum page size is 100", or FastAPI's 422 "ensure this value is less than or
-  equal to 100" was raised: the page size is now lowered for them. A refusal still not read as
-  one names the open point of the interface document, and leaves the page size as it was.
+  a 400 "maximum page size is 100", or FastAPI's 422 "body.limit: ensure this value is less
+  than or equal to 100" was raised: the page size is now lowered for them. A refusal saying
+  only its status names the open point of the interface document, as a may-be, and leaves the
+  page size as it was.
 - One bad id was named ``id``, the methods' argument being ``ids``.
 """
 
@@ -166,9 +167,17 @@ REFUSALS: dict[str, tuple[int, Callable[[int], Any]]] = {
     "413 Request Entity Too Large": (413, lambda n: {"detail": "Request Entity Too Large"}),
     "413 {}": (413, lambda n: {}),
     "400 maximum page size": (400, lambda n: {"errors": ["maximum page size is 100"]}),
-    "422 FastAPI string": (
+    "422 FastAPI": (
         422,
-        lambda n: {"detail": "ensure this value is less than or equal to 100"},
+        lambda n: {
+            "detail": [
+                {
+                    "loc": ["body", "limit"],
+                    "msg": "ensure this value is less than or equal to 100",
+                    "type": "value_error.number.not_le",
+                }
+            ]
+        },
     ),
 }
 

@@ -4,30 +4,14 @@ whatever numbers it carries; participant lists are the same text, byte for byte.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from typing import Any
-
 import orjson
 import pandas as pd
+from _client_pages import list_from_pages  # tests/unit: loaded by conftest.py
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dealframe.frames import list_frame, list_page_columns
 from dealframe.frames.deal_rows import read_deal_page
-
-
-def _client_pages() -> Any:
-    """tests/unit/_client_pages.py: pages and items shaped as the client shapes them."""
-    path = Path(__file__).parents[1] / "unit" / "_client_pages.py"
-    spec = importlib.util.spec_from_file_location("dealframe_test_client_pages", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-CLIENT = _client_pages()
 
 text = st.none() | st.text(max_size=12)  # any code point but lone surrogates
 floats = st.floats(allow_nan=False, allow_infinity=False)
@@ -94,4 +78,4 @@ def test_typed_rows_give_the_dict_frame(items):
     pd.testing.assert_frame_equal(typed, dicts)
     for name in ("buyers", "lead_investors"):
         assert typed[name].tolist() == dicts[name].tolist()
-    pd.testing.assert_frame_equal(CLIENT.list_from_pages([page]), dicts)
+    pd.testing.assert_frame_equal(list_from_pages([page]), dicts)

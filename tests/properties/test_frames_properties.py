@@ -9,13 +9,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from pathlib import Path
-from typing import Any
 
 import orjson
 import pandas as pd
+from _client_pages import list_from_items, list_from_pages  # tests/unit: loaded by conftest.py
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,19 +25,6 @@ from dealframe.frames import (
 )
 from dealframe.frames.nested import contains_any, encode, to_lists
 from dealframe.frames.objects import object_lists
-
-
-def _client_pages() -> Any:
-    """tests/unit/_client_pages.py: pages and items shaped as the client shapes them."""
-    path = Path(__file__).parents[1] / "unit" / "_client_pages.py"
-    spec = importlib.util.spec_from_file_location("dealframe_test_client_pages", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-CLIENT = _client_pages()
 
 ROLES = {"buyers": "buyer", "lead_investors": "lead_investor", "investors": "investor"}
 FIELDS = ("id", "name", "short_name", "country", "website")
@@ -144,7 +129,7 @@ def test_deals_schema_is_stable_for_0_1_n(items):
 def test_pages_equal_items_however_split(items, cuts):
     bounds = sorted({0, len(items), *(min(c, len(items)) for c in cuts)})
     pages = [orjson.dumps({"data": items[a:b], "meta": {}}) for a, b in zip(bounds, bounds[1:])]
-    got = CLIENT.list_from_pages(pages, with_role=None)  # a role kept, as deals_frame keeps it
+    got = list_from_pages(pages, with_role=None)  # a role kept, as deals_frame keeps it
     pd.testing.assert_frame_equal(got, deals_frame(items, profile=False))
 
 
@@ -168,7 +153,7 @@ def test_pages_equal_items_however_split(items, cuts):
     )
 )
 def test_companies_schema_is_stable_for_0_1_n(items):
-    frames = [CLIENT.list_from_items("companies", i) for i in ([], items[:1], items)]
+    frames = [list_from_items("companies", i) for i in ([], items[:1], items)]
     for f in frames[1:]:
         assert list(f.columns) == list(frames[0].columns)
         assert list(f.dtypes) == list(frames[0].dtypes)

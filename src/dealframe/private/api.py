@@ -76,7 +76,6 @@ from ..provenance import Answered404, attach, combined_from_cache
 from ..public.hints import HINT_SECONDS
 from ..transport.paging import ItemFailure, map_concurrent, unsent
 from ..transport.refusals import TOO_LARGE, smaller_size
-from ..transport.refusals import said as _said
 from .aggregate import aggregate_refused, read_aggregate
 from .batches import (
     IDS_PER_BATCH,
@@ -97,10 +96,11 @@ from .fields import absent_fields, check_fields, profile_fields, valued_keys
 from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
 from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
 from .ids import check_ids, is_one_id
+from .list_pages import ListParse
 from .outside import drop_outside
-from .page_size import about_page, open_point
+from .page_size import about_page, open_point, vague
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
-from .resolve import _FIELD_NAMED, NAMES_PER_RESOLVE, Resolution, Resolver
+from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
 from .subroutes import SUB_404, SubRoutes, no_route, route_404
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ def smaller_page(error: ApiError, sent: int, *, body: int = 0) -> int | None:
     """The page size to ask for after ``error`` refused ``limit=sent``: the bound the error
     states, else half; None when the error is not about the page size
     (:func:`~dealframe.private.page_size.about_page`: words naming ``limit`` or the page size,
-    a bound stated of no field named, or a 413 of a request whose ``body``, in bytes besides
+    or a 413 saying nothing but its status of a request whose ``body``, in bytes besides
     ``limit``, is small: 0 for a GET), or ``sent`` is 1. An ``error`` that is no
     :class:`~dealframe.errors.ApiError`, or a ``sent`` that is no whole number of 1 or more,
     is a :class:`~dealframe.errors.ValidationError` naming it.
@@ -182,6 +182,7 @@ def smaller_page(error: ApiError, sent: int, *, body: int = 0) -> int | None:
     500
     >>> smaller_page(BadRequestError(400, "BAD_REQUEST", "sort: unknown key"), 1000) is None
     True
+    >>> smaller_page(BadRequestError(422, "X", "too many values in filter (at most 500)"), 1000)
     """
     if not isinstance(error, ApiError):
         raise ValidationError("error", "a dealframe.errors.ApiError", got=type(error).__name__)
@@ -705,23 +706,49 @@ class PrivateApi:
 
     # ------------------------------------------------------------------ lists
 
+    def _page_size(self, sub: bool) -> int:
+        """Rows per page this client asks for: of its sub-collection reads with ``sub``, else
+        of its lists (and of the mirror's change feed)."""
+        return self._sub_page_size if sub else self._list_page_size
+
+    def _set_page_size(self, sub: bool, size: int) -> None:
+        """Set :meth:`_page_size` (under ``self._lock``)."""
+        if sub:
+            self._sub_page_size = size
+        else:
+            self._list_page_size = size
+
+    def _lower(self, sub: bool, size: int) -> int | None:
+        """Lower :meth:`_page_size` to ``size``: the size it was when lowered, None when it
+        was already no larger (another walk lowered it first)."""
+        with self._lock:
+            now = self._page_size(sub)
+            if size >= now:
+                return None
+            self._set_page_size(sub, size)
+            return now
+
     def _page_refused(
-        self, error: ApiError, sent: int, *, sub: bool = False, body: int = 0
+        self,
+        error: ApiError,
+        sent: int,
+        *,
+        sub: bool = False,
+        body: int = 0,
+        lowered: list[tuple[int, int]] | None = None,
     ) -> str | None:
         """A page asked with ``limit=sent`` was refused with ``error``: when the error is
         about the page size (:func:`smaller_page`, told the request's ``body`` bytes besides
         ``limit``), lower the page size of this client's list calls (and of the mirror's
         change feed), or with ``sub`` that of its sub-collection reads (a bound of their own),
         to the bound it states (else half of ``sent``) and return what to say of it; None for
-        any other refusal."""
+        any other refusal. ``lowered`` is told ``(size before, size set)`` when it lowered."""
         smaller = smaller_page(error, sent, body=body)
         if smaller is None:
             return None
-        with self._lock:
-            if sub:
-                self._sub_page_size = min(self._sub_page_size, smaller)
-            else:
-                self._list_page_size = min(self._list_page_size, smaller)
+        was = self._lower(sub, smaller)
+        if was is not None and lowered is not None:
+            lowered.append((was, smaller))
         return f"limit {sent} refused ({error}): pages of {smaller}"
 
     def _walk(
@@ -733,16 +760,20 @@ class PrivateApi:
         sub: bool = False,
         body: Mapping[str, Any] | None = None,
     ) -> Pages[Any]:
-        """``read(size)`` with this client's page size (of sub-collections with ``sub``); a
-        page 1 refused for its ``limit`` lowers it (:meth:`_page_refused`; a 413 is about
-        the page when the list ``body``, its filters and sort, is small, or for a GET: None),
-        ``said(sent, note)`` is told, and the walk starts again. A refusal it cannot adapt to
-        (about no other field named, or with no smaller page left) is raised naming the open
-        point of the interface document (:func:`~dealframe.private.page_size.open_point`),
-        and leaves the page size as this walk found it."""
-        start = self._sub_page_size if sub else self._list_page_size
+        """``read(size)`` with this client's page size (of sub-collections with ``sub``). A
+        page 1 refused for its ``limit`` (:func:`smaller_page`; a 413 is about the page when
+        the list ``body``, its filters and sort, is small, or for a GET: None) lowers it to
+        the bound the refusal states, else half; ``said(sent, note)`` is told, and the walk
+        starts again. A refusal it cannot adapt to is raised: about the page size with no
+        smaller page left, naming the open point of the interface document
+        (:func:`~dealframe.private.page_size.open_point`), and so, as a may-be, when its words
+        say nothing but its status (:func:`~dealframe.private.page_size.vague`); in the
+        service's words alone otherwise. The page size this walk lowered is then put back as
+        it found it, unless another walk (a sub-collection read of another id, on another
+        thread) has set it since: what that walk learned stays."""
+        lowered: list[tuple[int, int]] = []  # (size before, size set) by this walk
         while True:
-            size = self._sub_page_size if sub else self._list_page_size
+            size = self._page_size(sub)
             try:
                 return read(size)
             except ApiError as exc:  # page 1 refused (400, 413, 422): is it its limit?
@@ -750,19 +781,18 @@ class PrivateApi:
                     raise
                 sent = min(size, cap) if cap else size
                 nbytes = 0 if body is None else len(orjson.dumps(body, default=str))
-                note = self._page_refused(exc, sent, sub=sub, body=nbytes)
+                note = self._page_refused(exc, sent, sub=sub, body=nbytes, lowered=lowered)
                 if note is not None:
                     said(sent, note)
                     continue
-                if size < start:  # this walk lowered it, and the service refuses alike
-                    with self._lock:
-                        if sub:
-                            self._sub_page_size = max(self._sub_page_size, start)
-                        else:
-                            self._list_page_size = max(self._list_page_size, start)
-                if about_page(exc, sent, nbytes) or _FIELD_NAMED.search(_said(exc)) is None:
-                    exc.with_note(open_point(sent, sub=sub))  # it may be about the page size
-                raise
+                with self._lock:  # the service refuses alike at the sizes this walk set
+                    if lowered and self._page_size(sub) == lowered[-1][1]:
+                        self._set_page_size(sub, lowered[0][0])
+                if about_page(exc, sent, nbytes):  # refused down to one row
+                    exc.with_note(open_point(sent, sub=sub))
+                elif vague(exc):  # words of its status alone: it may be about the page size
+                    exc.with_note(open_point(sent, sub=sub, sure=False))
+                raise  # any other words are the service's, about something else
 
     def _pull_list(
         self,
@@ -770,7 +800,7 @@ class PrivateApi:
         wire: dict[str, Any],
         sort: str | None,
         limit: int | None,
-        parse: Callable[[list[Any]], Any],
+        parse: ListParse,
         progress: bool | None,
         refresh: bool,
         cache: bool,
@@ -875,12 +905,12 @@ class PrivateApi:
                     workers=self._workers,
                     progress=self._progress(progress),
                     desc=entity,
-                    parse=parse,
+                    parse=parse.page,
                     pool=self._t.pool,
                     found=told,
                     page_size=size,
                     lookup=stored if cache and not refresh else None,
-                    reader=shape.LIST_READERS.get(entity),
+                    reader=parse.reader,
                     numbering=numbering,
                     enough=enough,
                 ),
@@ -1005,12 +1035,8 @@ class PrivateApi:
         key = batched_filter(schema, wire)  # before any list request: two over are refused
         endpoint = f"POST {PREFIX}/{entity}"
         found = Findings(endpoint)
-        info = RequestInfo("POST", f"{PREFIX}/{entity}", "private")
-
-        def parse(items: list[Any]) -> Any:  # one page's rows -> columns; its JSON is freed
-            with shaping(info, endpoint, found):
-                return shape.list_page_columns(entity, items)
-
+        # each page read and its rows made columns at once (its JSON freed), then joined
+        parse = ListParse(entity, found, RequestInfo("POST", f"{PREFIX}/{entity}", "private"))
         pulled = self._pull_list(
             entity,
             wire,
@@ -1027,8 +1053,7 @@ class PrivateApi:
         pages = pulled.pages
         # what the readers say of values is said of the rows returned alone (not of those
         # past ``limit``, nor of a repeat dropped): kept back by row until they are known
-        with shaping(info, endpoint, found), rows_said_later() as later:
-            frame = shape.list_frame(entity, pages.parts)
+        frame, later = parse.frame(pages.parts)
         del pages.parts[:]
         received = len(frame)
         # each row's position in the frame built, cut and ordered as the rows are: what is

@@ -4,12 +4,15 @@ when the client cannot adapt to it.
 The interface document leaves the upper bound of ``limit`` in POST list bodies open (section
 4.2: "not shown"); it bounds that of sub-collection GETs at 1 to 1,000 (sections 4.2 and 8).
 A service may refuse a larger page with 400, 413 or 422 (:data:`TOO_LARGE`), in words that
-name ``limit`` (``limit: must be between 1 and 100, got 1000``), the page size by another name
-(``maximum page size is 100``, ``per_page``), or no field at all while stating a bound
-(FastAPI's ``ensure this value is less than or equal to 100``); or a 413 whose words say
-nothing (``Request Entity Too Large``, ``{}``), which for a list body of a few bytes (its
-filters and sort) or a GET can only be about the page asked. The client then asks again with
-the bound stated, else half (:func:`~dealframe.transport.refusals.smaller_size`).
+name ``limit`` (``limit: must be between 1 and 100, got 1000``, FastAPI's ``body.limit: ensure
+this value is less than or equal to 100``) or the page size by another name (``maximum page
+size is 100``, ``per_page``); or a 413 whose words say nothing but its status (``Request
+Entity Too Large``, ``{}``), which for a list body of a few bytes (its filters and sort) or a
+GET can only be about the page asked. The client then asks again with the bound stated, else
+half (:func:`~dealframe.transport.refusals.smaller_size`). Words about anything else (``sort
+field not supported``, ``too many values in filter (at most 500)``, a bound of requests per
+minute) are no page-size bound, whatever number they state: such a refusal is raised in the
+service's words, after its one request.
 """
 
 from __future__ import annotations
@@ -17,44 +20,59 @@ from __future__ import annotations
 import re
 
 from ..errors import ApiError
-from ..transport.refusals import TOO_LARGE, said, stated_bound
-from .resolve import _FIELD_NAMED
+from ..transport.refusals import _PHRASES, TOO_LARGE, _status_said, said
 
-__all__ = ["SMALL_BODY", "about_page", "open_point"]
+__all__ = ["SMALL_BODY", "about_page", "open_point", "vague"]
 
 #: A request body (a list's filters and sort, without ``limit``) of at most this many bytes
 #: is too small for a 413 to be about it: a 413 of such a request is about the page asked.
 SMALL_BODY = 1024
 
-#: Words naming the page size: ``page size``, ``page_size``, ``pageSize``, ``per_page``, ``per
-#: page`` (``limit``, in any word, is read as before: ``limit_value``, ``limits``).
-_PAGE_WORDS = re.compile(r"page[\s_-]?size|per[\s_-]?page", re.IGNORECASE)
-#: Words stating an upper bound (of no field named, the only one of a list request above it
-#: is ``limit``): ``less than or equal to 100``, ``at most``, ``<= 100``, ``maximum``.
-_BOUND_WORDS = re.compile(
-    r"less\s+than\s+or\s+equal|\bat\s+most\b|<=|≤|\bmax(?:imum)?\b|\bno\s+more\s+than\b"
-    r"|\bexceed|\bup\s+to\b",
-    re.IGNORECASE,
+#: Words naming the page size: ``limit`` (in any word: ``limit_value``, ``limits``, but for a
+#: ``rate limit``), ``page size``, ``page_size``, ``pageSize``, ``per_page``, ``per page``.
+_PAGE_WORDS = re.compile(
+    r"(?<!rate[\s_-])(?<!rate)limit|page[\s_-]?size|per[\s_-]?page", re.IGNORECASE
 )
+#: Markup and what is no word (an HTML error page, JSON punctuation, numbers).
+_NO_WORD = re.compile(r"<[^>]*>|[^A-Za-z]+")
+
+
+def vague(error: ApiError) -> bool:
+    """Whether the service's words (:func:`~dealframe.transport.refusals.said`) say nothing
+    but the error's status: none at all (``{}``), or its status and reason phrase (``Bad
+    request``, ``413 Request Entity Too Large``, an HTML page saying so).
+
+    Examples
+    --------
+    >>> from dealframe.errors import BadRequestError, error_from_response
+    >>> vague(error_from_response(413, b"{}", None)), vague(BadRequestError(400, "X", "Bad request"))
+    (True, True)
+    >>> vague(BadRequestError(400, "BAD_REQUEST", "sort field not supported"))
+    False
+    """
+    words = _status_said(error.status).sub(" ", said(error))
+    words = re.sub(_PHRASES, " ", words, flags=re.IGNORECASE)
+    return not _NO_WORD.sub("", words)
 
 
 def about_page(error: ApiError, sent: int, body: int = 0) -> bool:
     """Whether ``error``, refusing a page asked with ``limit=sent``, is about that size: the
     service's words (:func:`~dealframe.transport.refusals.said`) name ``limit`` or the page
-    size; or they state a bound below ``sent`` (:func:`~dealframe.transport.refusals.stated_bound`)
-    and name no field (``ensure this value is less than or equal to 100``: asked again at
-    100, the same words state no bound below it, and are not about the page); or it is a 413
+    size (:data:`_PAGE_WORDS`), or it is a 413 saying nothing but its status (:func:`vague`)
     of a request whose ``body`` (bytes besides ``limit``; 0 for a GET) is at most
-    :data:`SMALL_BODY`. A status outside :data:`TOO_LARGE` is about something else.
+    :data:`SMALL_BODY`. A bound stated of anything else (``too many values in filter (at
+    most 500)``, ``the maximum of 100 per minute``), or of nothing named (``ensure this value
+    is less than or equal to 100``), is not taken as the page's; a status outside
+    :data:`TOO_LARGE` is about something else.
 
     Examples
     --------
     >>> from dealframe.errors import BadRequestError, error_from_response
     >>> about_page(BadRequestError(400, "BAD_REQUEST", "maximum page size is 100"), 1000)
     True
-    >>> bound = BadRequestError(422, "BAD_REQUEST", "ensure this value is less than or equal to 100")
-    >>> about_page(bound, 1000), about_page(bound, 100)
-    (True, False)
+    >>> fastapi = "body.limit: ensure this value is less than or equal to 100"
+    >>> about_page(BadRequestError(422, "BAD_REQUEST", fastapi), 1000)
+    True
     >>> large = error_from_response(413, b"{}", None)
     >>> about_page(large, 1000), about_page(large, 1000, body=40_000)
     (True, False)
@@ -62,32 +80,30 @@ def about_page(error: ApiError, sent: int, body: int = 0) -> bool:
     False
     >>> about_page(BadRequestError(400, "BAD_REQUEST", "Bad request"), 1000)
     False
-    >>> about_page(BadRequestError(422, "BAD_REQUEST", "deal_valuation: at most 100"), 1000)
+    >>> about_page(BadRequestError(422, "BAD_REQUEST", "too many values in filter (at most 500)"), 1000)
+    False
+    >>> about_page(BadRequestError(400, "BAD_REQUEST", "rate limit: at most 100 a minute"), 1000)
     False
     """
     if error.status not in TOO_LARGE:
         return False
-    words = said(error)
-    if "limit" in words.lower() or _PAGE_WORDS.search(words):
+    if _PAGE_WORDS.search(said(error)):
         return True
-    if error.status == 413 and body <= SMALL_BODY:
-        return True
-    return (
-        stated_bound(error, sent) is not None
-        and _BOUND_WORDS.search(words) is not None
-        and _FIELD_NAMED.search(words) is None
-    )
+    return error.status == 413 and body <= SMALL_BODY and vague(error)
 
 
-def open_point(sent: int, *, sub: bool = False) -> str:
+def open_point(sent: int, *, sub: bool = False, sure: bool = True) -> str:
     """What an error adds when a page asked with ``limit=sent`` was refused and the client
-    cannot adapt (the refusal names no field and states no bound, or no smaller size is
-    left): the open point of the interface document it may be about.
+    cannot adapt: the open point of the interface document it is about (``sure``: the
+    refusal was about the page size, and no smaller page was left), or may be about (its
+    words say nothing but its status: :func:`vague`).
 
     Examples
     --------
     >>> open_point(1000)[:72]
     'limit 1000 refused: the upper bound of limit in POST list bodies is not '
+    >>> open_point(1000, sure=False)[:57]
+    'limit 1000 may be what was refused (the service says only'
     """
     if sub:
         bound = (
@@ -99,8 +115,12 @@ def open_point(sent: int, *, sub: bool = False) -> str:
             "the upper bound of limit in POST list bodies is not shown by the interface "
             "document (section 4.2)"
         )
+    rule = (
+        "the client asks a smaller page when a 400, 413 or 422 names limit or the page size, "
+        "and on a 413 of a small request saying nothing else"
+    )
+    if sure:
+        return f"limit {sent} refused: {bound}; {rule}, and no smaller page was left"
     return (
-        f"limit {sent} refused: {bound}; the client asks a smaller page when a 400 or 422 "
-        "names limit or the page size, or states a bound of no other field, and on a 413 of "
-        "a small request, and this one was none of these or no smaller page was left"
+        f"limit {sent} may be what was refused (the service says only its status): {bound}; {rule}"
     )

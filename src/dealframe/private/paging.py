@@ -51,11 +51,13 @@ The walk never trusts ``meta`` blindly:
   arrived are kept;
 - a ``meta.limit`` smaller than asked (a service that clamps ``limit``) is adopted as the
   page size for the rest of the walk, and so is the size of a page 1 shorter than asked that
-  says more follows (and holds what its ``meta.returned`` says), whatever its ``meta.limit``
-  says;
+  says more follows (its ``has_more``, holding what its ``meta.returned`` says; or, without
+  ``has_more``, a ``meta.total`` above its rows), whatever its ``meta.limit`` says;
 - a page holding fewer rows than that page size while its ``has_more`` says more follow is a
   ``count_mismatch`` of the rows lost (:meth:`_Walk.short`): the next page starts past them,
-  and a walk capped by ``limit`` would fill up with later rows in their place;
+  and a walk capped by ``limit`` would fill up with later rows in their place. It is none
+  when the rows read reach ``meta.total`` (the last page of a service whose ``has_more``
+  stays true), nor, without a ``total``, when the next page is empty;
 - no walk goes past :data:`MAX_PAGES` pages.
 
 Pages that fail after their retries are listed in :attr:`Pages.failed`; the caller raises
@@ -113,7 +115,16 @@ from ..transport.stragglers import sooner
 if TYPE_CHECKING:
     from ..transport.session import Response
 
-__all__ = ["MAX_PAGES", "PAGE_SIZE", "Numbering", "PageInfo", "Pages", "pull_pages", "stopped"]
+__all__ = [
+    "MAX_PAGES",
+    "PAGE_SIZE",
+    "Numbering",
+    "PageInfo",
+    "Pages",
+    "pull_pages",
+    "read_body",
+    "stopped",
+]
 
 #: Rows per page requested (the upper bound of ``limit``).
 PAGE_SIZE = 1000
@@ -528,6 +539,9 @@ class _Walk(Generic[T]):
         self.pace = _Pace()
         self.reader = reader  # how a page a worker left unread is read here (None: as JSON)
         self.failing: tuple[str | None, int] = (None, 0)  # the last pages' failure, in a row
+        # a short page said to be followed by more, with no total to tell: (page, rows),
+        # said once a later page brings rows (:meth:`short`)
+        self.pending: tuple[int, int] | None = None
 
     def fail(self, number: int, error: DealframeError) -> bool:
         """Record a page that failed for good; True once ``OUTAGE_PAGES`` pages in a row
@@ -551,11 +565,7 @@ class _Walk(Generic[T]):
             self.pace.unread = self.pace.unread or False  # read on the worker (to be cached)
             return response
         self.pace.unread = True
-        if self.reader is None:
-            doc, problem = parse_body(response.content)
-        else:
-            with expecting(self.reader):
-                doc, problem = parse_body(response.content)
+        doc, problem = read_body(response.content, self.reader)
         if problem is not None:
             return None
         if isinstance(doc, Read):
@@ -641,6 +651,7 @@ class _Walk(Generic[T]):
         self.pages.parts.append(ready.part)
         self.pages.infos.append(ready.info)
         if number > 1:  # page 1's is said once the page size is known (:func:`_plan`)
+            self.settle_short(ready.info.rows)  # the page before said more follow: did any?
             self.short(number, page, ready.info.rows)
         if self.enough is not None and self.enough(ready.ids):
             self.pages.enough = True  # the caller has the rows it wants: the walk ends here
@@ -656,40 +667,69 @@ class _Walk(Generic[T]):
             self.done = True
             return page
         self.done = self.pages.enough or self.last(ready) or self.limited()
+        if self.done and (self.pages.enough or self.limited()):
+            self.settle_short(1)  # ended on a short page: its rows may stand in for lost ones
         return page
 
     def short(self, number: int, page: PageRead, rows: int) -> None:
         """Say page ``number`` (holding ``rows``) when it holds fewer rows than the walk's
-        page size while its ``has_more`` says more follow: rows were lost on the way (a page
-        cut, its ``meta`` made to agree), or the service serves pages of another size than it
-        said. The walk asks the next page past them (its offset counts full pages): such rows
-        are never read, and a walk capped by ``limit`` would fill up with later rows in their
-        place. An empty page ends the walk (:meth:`last`: the rows ``meta.total`` announced
-        are then counted short); a page whose ``meta.returned`` says more rows than it holds
-        is said by :func:`~dealframe.contract.read_page`.
+        page size while its ``has_more`` says more follow, and rows were lost on the way (a
+        page cut, its ``meta`` made to agree), or the service serves pages of another size
+        than it said. The walk asks the next page past them (its offset counts full pages):
+        such rows are never read, and a walk capped by ``limit`` would fill up with later
+        rows in their place. An empty page ends the walk (:meth:`last`: the rows
+        ``meta.total`` announced are then counted short); a page whose ``meta.returned``
+        says more rows than it holds is said by :func:`~dealframe.contract.read_page`.
+
+        A short page is the last one, whatever its ``has_more`` says, when the rows read (its
+        own included) reach ``meta.total`` (page 1's: ``page.total`` on page 1 itself); with
+        no ``total``, it is said only once a later page brings rows (:meth:`settle_short`:
+        an empty next page says it was the last), or once the walk ends by ``limit`` on it.
 
         Examples
         --------
         >>> walk = _Walk(Findings("GET /x"), list, "id", None, 5)
-        >>> walk.short(2, PageRead(2, [], returned=3, has_more=True), 3)
-        >>> walk.found.items[0].message[:62], walk.found.items[0].shortfall
-        ('page 2 holds 3 rows, while a page holds 5 and meta.has_more sa', 2)
+        >>> walk.pages.infos.append(PageInfo(1, 3, False, 1))
+        >>> walk.short(1, PageRead(1, [], returned=3, has_more=True, total=3), 3); len(walk.found)
+        0
+        >>> walk.short(2, PageRead(2, [], returned=3, has_more=True), 3); len(walk.found)
+        0
+        >>> walk.settle_short(4); walk.found.items[0].message[:62]
+        'page 2 holds 3 rows, while a page holds 5 and meta.has_more sa'
+        >>> walk.found.items[0].shortfall
+        2
         >>> walk.short(3, PageRead(3, [], has_more=False), 3); len(walk.found)
         1
         """
+        self.pending = None
         if page.has_more is not True or not 0 < rows < self.size:
             return
         if page.returned not in (None, rows):
             return  # read_page said it (meta.returned counts rows the page does not hold)
+        total = page.total if number == 1 else self.pages.total
+        if total is not None and self.pages.rows >= total:
+            return  # every row announced has arrived: the page was the last
+        self.pending = (number, rows)
+        if total is not None:
+            self.settle_short(1)
+
+    def settle_short(self, rows: int) -> None:
+        """A short page said to be followed by more (:meth:`short`) is said lost rows once
+        ``rows`` (of the next page, or any number above 0 for a known shortfall) arrive; an
+        empty next page (``rows`` 0) says it was the last, and nothing is said."""
+        pending, self.pending = self.pending, None
+        if pending is None or not rows:
+            return
+        number, held = pending
         where = f"{self.found.where} page {number}" if number > 1 else None
         self.found.add(
             "count_mismatch",
-            f"page {number} holds {rows} {plural(rows, 'row')}, while a page holds {self.size} "
-            f"and meta.has_more says more follow: {self.size - rows} "
-            f"{plural(self.size - rows, 'row')} lost on the way (or the service serves pages of "
+            f"page {number} holds {held} {plural(held, 'row')}, while a page holds {self.size} "
+            f"and meta.has_more says more follow: {self.size - held} "
+            f"{plural(self.size - held, 'row')} lost on the way (or the service serves pages of "
             "another size than it says), which the next page, asked past them, does not hold",
             where=where,
-            shortfall=self.size - rows,
+            shortfall=self.size - held,
         )
 
     def limited(self) -> bool:
@@ -719,6 +759,10 @@ def _plan(
         # nothing says whether more follows: a service that serves fewer rows than asked,
         # or the last page? Page 2 (asked at this size) tells: an empty one ends the walk
         or (first.has_more is None and first.total is None)
+        # ... and without has_more, meta.total says more follow: a service that clamps
+        # limit silently (its meta.limit repeating the ask), or rows cut on the way, which
+        # the pages asked at this size read all the same (the rows are counted against it)
+        or (first.has_more is None and (first.total or 0) > len(first.items))
     ):
         served = len(first.items)
     if first.total is None:
@@ -884,6 +928,23 @@ def _second_page(
     if not numbering.settle(new=new, of=len(mine)):
         return None
     return walk.commit(2, ready)
+
+
+def read_body(content: bytes, reader: Callable[[bytes], Any] | None) -> tuple[Any, str | None]:
+    """A page's body as the transport reads it (:func:`~dealframe.transport.body.parse`):
+    by ``reader`` when given and it takes the body (a :class:`~dealframe.transport.body.Read`
+    of its document), else as JSON; ``(None, problem)`` for a body the transport would not
+    take as it is (cut short, not JSON, ``NaN`` tokens).
+
+    Examples
+    --------
+    >>> read_body(b'{"data": []}', None)
+    ({'data': []}, None)
+    """
+    if reader is None:
+        return parse_body(content)
+    with expecting(reader):
+        return parse_body(content)
 
 
 def _reading(
