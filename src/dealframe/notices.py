@@ -65,9 +65,10 @@ class MissingInvestorsWarning(MissingDataWarning):
 @contextmanager
 def setting(where: ContextVar[_T], value: _T) -> Iterator[None]:
     """``value`` set in ``where`` for the current thread or task while the block runs (the
-    value before it set again after, also when the block raises; blocks nest). Each ``with``
-    block of dealframe that holds a setting for its thread or task is one
-    (:func:`missing_expected`, :func:`dealframe.transport.body.later` ...).
+    value before it set again after, also when the block raises; blocks nest). The ``with``
+    blocks of dealframe that hold a setting for their thread or task use it
+    (:func:`missing_expected`, :func:`dealframe.transport.body.later` ...). Use them as
+    ``with`` blocks: as a decorator, a :func:`holding` one would share its list between calls.
 
     Examples
     --------

@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     Proxy,
+    api_error,
     edit,
     fresh_rules,
     outcome,
@@ -374,3 +375,17 @@ def test_threshold_check_says_where_the_client_takes_it_from(
     checks = _doctor(client, "B")
     for name in ("B.aggregate.methodology", "B.aggregate.suppression"):
         assert f"the client uses {threshold}, {source}" in checks[name].observed, checks[name]
+
+
+def test_threshold_check_claims_nothing_of_a_discovery_document_it_could_not_read(
+    client: Client, proxy: Proxy
+) -> None:
+    """The aggregate gives no threshold and the discovery read fails: the doctor says it
+    could not read the document, not that the document gives none."""
+    proxy.add(AGGREGATE, edit(_threshold_gone))
+    proxy.add(r"^/api/private/v1/lookup/transactions$", api_error(500, "INTERNAL", "down"))
+    checks = _doctor(client, "B")
+    for name in ("B.aggregate.methodology", "B.aggregate.suppression"):
+        observed = checks[name].observed
+        assert "which the doctor could not read" in observed, checks[name]
+        assert "gives none either" not in observed, checks[name]

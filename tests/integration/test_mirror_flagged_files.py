@@ -162,3 +162,13 @@ def test_a_marker_that_is_a_link_to_an_immutable_file_is_replaced(client, synced
     with _flagged(outside, "+i"):
         mirror.sync(client, synced, ["investors"])
     assert not (synced / "_mirror.json").is_symlink()
+
+
+def test_a_lock_that_is_a_link_to_an_immutable_file_is_named_by_its_flag(synced, tmp_path):
+    """The lock is written in, through a link: the target's flag is what stops it."""
+    outside = tmp_path / "elsewhere.lock"
+    outside.write_bytes(b"")
+    (synced / ".lock").unlink()
+    (synced / ".lock").symlink_to(outside)
+    with _flagged(outside, "+i"), pytest.raises(MirrorPathError, match=r"\.lock is immutable"):
+        mirror.compact(synced)

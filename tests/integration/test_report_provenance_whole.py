@@ -91,6 +91,35 @@ def test_a_document_lookup_refuses_still_gives_the_report(sandbox, tmp_path):
         seen = [f"{m} {p}" for m, p, _ in proxy.seen]
     provenance = json.loads(paths.manifest.read_text())["provenance"]
     row = provenance["discovery_transactions"]
+    assert set(row) == FIELDS, row
     assert row["endpoint"] == f"GET {P}/lookup/transactions" and row["requests"] == 1
+    assert row["from_cache"] is False
     assert seen.count(f"GET {P}/lookup/transactions") == 1
+    assert sum(int(r.get("requests") or 0) for r in provenance.values()) == len(seen)
+
+
+def test_a_discovery_answer_that_is_no_document_is_read_again_and_counted(sandbox, tmp_path):
+    """The first answer is no discovery document (``data`` a list): the client keeps no copy,
+    the report reads it again, and its provenance counts both reads."""
+    with (
+        Proxy(sandbox.url) as proxy,
+        dealframe.Client(
+            proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+        ) as client,
+    ):
+        proxy.add(
+            rf"^{P}/lookup/transactions$",
+            edit(lambda doc: {**doc, "data": [1]}),
+            method="GET",
+            times=1,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            paths = build_report(
+                client, tmp_path, cohort={"region": "Western Europe"}, progress=False
+            )
+        seen = [f"{m} {p}" for m, p, _ in proxy.seen]
+    provenance = json.loads(paths.manifest.read_text())["provenance"]
+    assert seen.count(f"GET {P}/lookup/transactions") == 2
+    assert provenance["discovery_transactions"]["requests"] == 2
     assert sum(int(r.get("requests") or 0) for r in provenance.values()) == len(seen)

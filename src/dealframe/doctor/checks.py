@@ -1740,7 +1740,19 @@ def _total_deals(doc: Mapping[str, Any]) -> int:
 def _threshold_elsewhere(d: _Doctor, meta: Any) -> str:
     """Where the client's analytics take ``small_n_threshold`` from when the aggregate answer
     has no ``meta.methodology.small_n_threshold`` (:func:`threshold_elsewhere`)."""
-    threshold, source = threshold_elsewhere(meta, lambda: d.facts.seen("lookup:transactions"))
+    def listed() -> Any:
+        document = d.facts.seen("lookup:transactions")
+        if document is None:  # not read (a failed or refused read): nothing to say of it
+            raise LookupError
+        return document
+
+    try:
+        threshold, source = threshold_elsewhere(meta, listed)
+    except LookupError:
+        return (
+            "the client looks next in the transactions discovery document, which the doctor "
+            "could not read (the client's analytics fail where they cannot read it either)"
+        )
     return f"the client uses {threshold}, {source}, and warns"
 
 

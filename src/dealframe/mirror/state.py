@@ -324,7 +324,8 @@ def check_writable(folder: Path, *, marker: bool = True) -> None:
         held = {} if made else {folder: "the mirror's folder, where the lock file is made"}
     held.update((folder / n, why) for n, why in _IN_PLACE.items() if marker or n != STATE_NAME)
     for path, what in held.items():
-        flag = locked(path, follow=path == folder)  # a link in place is replaced, not its target
+        # the marker is replaced by a rename (a link, not its target); the lock is written in
+        flag = locked(path, follow=path.name != STATE_NAME)
         if flag is None or (path == folder and not marker and "+a" in flag):
             continue  # an append-only folder takes a new file: the lock
         clear = flag[flag.index("chattr") : -1].replace("+", "-")

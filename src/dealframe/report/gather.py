@@ -235,15 +235,24 @@ def _discovery(client: Client, entity: str, provenance: dict[str, dict[str, Any]
 
     A document the filter checks read but ``lookup``'s frame refuses (an odd ``values`` or
     ``operators`` member: ``ServiceContractError``) does not stop the report, which read
-    only to record: the read is recorded without its rows, and the calls check against the
-    client's copy (the read again when it holds none, failing as they would have)."""
+    only to record: the calls check against the client's copy, or read it again where the
+    read kept none (an answer that is no discovery document), failing as they would have.
+    The row then counts every read made, from the client's counters, with no rows."""
+    stats = client.stats
+    network, hits = stats.network, stats.cache_hits
     try:
         provenance[f"discovery_{entity}"] = _provenance(client.private.lookup(entity))
     except ServiceContractError:
-        client.private.schema(entity)  # the copy the read kept: no request
+        client.private.schema(entity)  # the copy the read kept, else read again
+        sent, cached = stats.network - network, stats.cache_hits - hits
         provenance[f"discovery_{entity}"] = {
             "endpoint": f"GET {PRIVATE_PREFIX}/lookup/{entity}",
-            "requests": 1,
+            "requests": sent + cached,
+            "from_cache": combined_from_cache(
+                [{"requests": sent, "from_cache": False}, {"requests": cached, "from_cache": True}]
+            ),
+            "rows_expected": None,
+            "rows_received": None,
             "fetched_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         }
 
