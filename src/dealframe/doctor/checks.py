@@ -1740,6 +1740,7 @@ def _total_deals(doc: Mapping[str, Any]) -> int:
 def _threshold_elsewhere(d: _Doctor, meta: Any) -> str:
     """Where the client's analytics take ``small_n_threshold`` from when the aggregate answer
     has no ``meta.methodology.small_n_threshold`` (:func:`threshold_elsewhere`)."""
+
     def listed() -> Any:
         document = d.facts.seen("lookup:transactions")
         if document is None:  # not read (a failed or refused read): nothing to say of it
