@@ -335,8 +335,22 @@ def _discovery_holding_the_token(data: Any) -> Callable[[Exchange], None]:
 
 
 def _filter_holding_the_token(data: dict[str, Any]) -> dict[str, Any]:
-    data["filters"].append({"field": 5, "note": PRIVATE})
+    """A filter that is no ``{field, type, operators}`` object, with a member NAMED by the
+    token (the transport blanks a token written as a value as the answer arrives: a member
+    name is left to the readers, so this one reaches the discovery's check)."""
+    data["filters"].append({"field": 5, PRIVATE: "x"})
     return data
+
+
+def _no_document(content: Callable[[], bytes]) -> Callable[[Exchange], None]:
+    """A 200 whose body is no ``{data, meta}`` document, holding the caller's token."""
+
+    def apply(ex: Exchange) -> None:
+        ex.forward, ex.status = False, 200
+        ex.headers = {"Content-Type": "application/json"}
+        ex.content = content()
+
+    return apply
 
 
 @pytest.mark.parametrize(
@@ -368,7 +382,7 @@ def _filter_holding_the_token(data: dict[str, Any]) -> dict[str, Any]:
         ),
         (
             LOOKUP,
-            Action("list", on_response=_discovery_holding_the_token([PRIVATE])),
+            Action("list", on_response=_discovery_holding_the_token({PRIVATE: [1]})),
             lambda c: c.private.deals(limit=3, refresh=True),
             ServiceContractError,
         ),
@@ -378,6 +392,27 @@ def _filter_holding_the_token(data: dict[str, Any]) -> dict[str, Any]:
             lambda c: c.private.schema("transactions", refresh=True),
             ServiceContractError,
         ),
+        (
+            DEALS,
+            Action("no-data", on_request=_no_document(lambda: orjson.dumps({"items": [PRIVATE]}))),
+            lambda c: c.private.deals(limit=3),
+            ServiceContractError,
+        ),
+        (
+            DEALS,
+            Action("list", on_request=_no_document(lambda: orjson.dumps([PRIVATE, PUBLIC]))),
+            lambda c: c.private.deals(limit=3),
+            ServiceContractError,
+        ),
+        (
+            DEALS,
+            Action(
+                "cut",
+                on_request=_no_document(lambda: b'{"data": [{"name": "%s"' % PRIVATE.encode()),
+            ),
+            lambda c: c.private.deals(limit=3),
+            TransportError,
+        ),
     ],
     ids=[
         "redirect",
@@ -386,6 +421,9 @@ def _filter_holding_the_token(data: dict[str, Any]) -> dict[str, Any]:
         "503-body",
         "discovery-list",
         "discovery-filter",
+        "200-no-data",
+        "200-a-list",
+        "200-cut-short",
     ],
 )
 def test_a_token_the_service_echoes_is_in_no_local(

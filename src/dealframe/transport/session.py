@@ -1485,8 +1485,8 @@ class Transport:
         doc, problem = _body.parse(content)
         if from_cache:
             self._stored_fault(raw, info, content, headers, doc, problem)
-        elif problem is None and (echoed := self._echo_blanked(content)) is not None:
-            content, doc = echoed  # read here, whatever the caller's reader or later()
+        elif (echoed := self._echo_blanked(content, doc, problem)) is not None:
+            content, doc, problem = echoed  # read here, whatever the caller's reader or later()
         answer = Response(
             raw.status_code,
             content,
@@ -1499,24 +1499,30 @@ class Transport:
         )
         return self._taken(answer, doc, problem, started)
 
-    def _echo_blanked(self, content: bytes) -> tuple[bytes, EchoedAnswer] | None:
+    def _echo_blanked(
+        self, content: bytes, doc: Any, problem: str | None
+    ) -> tuple[bytes, EchoedAnswer, str | None] | None:
         """A success body whose texts hold a token of this client, with those texts blanked
-        (:func:`~dealframe.contract.blank_echoed`): the body written again and its
-        document; None for a body that holds none (the usual one: a search of the bytes).
+        (:func:`~dealframe.contract.blank_echoed`): the body written again, its document and
+        the problem of its reading (:func:`~dealframe.transport.body.document`); None for a
+        body that holds none (the usual one) or is no document.
 
         A service that echoes the caller's token as a value (an item's ``name``) would put it
         in the frame and every file written of it. Such a body is never stored in the HTTP
         cache (:func:`~dealframe.transport.body.storable`), so a network answer is the only
-        one that can hold it; its document is read here, not left to the caller's reader."""
+        one that can hold it; its document is read here, not left to the caller's reader.
+
+        The body is first searched for the tokens as bytes (:func:`~dealframe.transport.body
+        .holds`: their JSON forms, in a body written with optional escapes too): only one
+        that holds one is walked. ``doc`` and ``problem`` are :func:`~dealframe.transport.body
+        .parse`'s: its document is blanked (one read with ``NaN`` tokens as null too); a body
+        it left to a schema'd reader or to :func:`~dealframe.transport.body.later` is read."""
         tokens = [t for t in self._secrets if len(t) >= _ANYWHERE]  # as blank_echoed has it
-        if not tokens or not (
-            any(t.encode() in content for t in tokens)
-            or _body._OPTIONAL_ESCAPE.search(content)  # an escape JSON allows may hide one
-        ):
+        if not tokens or not _body.holds(content, tokens):
             return None
-        try:
-            doc = orjson.loads(content)
-        except orjson.JSONDecodeError:
+        if isinstance(doc, _body.Read):
+            doc, problem = _body.document(content)
+        if doc is None:  # no {data, meta} document: an error, its message blanked
             return None
         answer = blank_echoed(doc, tokens)
         if not isinstance(answer, EchoedAnswer):
@@ -1525,7 +1531,7 @@ class Transport:
             written = orjson.dumps(answer)
         except TypeError:  # an integer beyond 64 bits
             written = json.dumps(answer, ensure_ascii=False).encode("utf-8", "surrogatepass")
-        return written, answer
+        return written, answer, problem
 
     def _judge(self, answer: Response, started: float) -> Response:
         """``answer``, whose body another thread left unread (:func:`resume`), checked here
@@ -1599,7 +1605,7 @@ class Transport:
             problem = _body.unsound(doc)
         shown = problem is not None
         if problem is None:
-            where = _body.echoes(raw, self._secrets, doc)
+            where = _body.echoes(raw, self._secrets)
             problem = None if where is None else f"it holds the client's token in {where}"
         if problem is None:
             return
