@@ -34,6 +34,7 @@ from dealframe.errors import (
     BadRequestError,
     ConfigurationError,
     DealframeError,
+    IncompleteResultError,
     NotFoundError,
     ServerError,
     ServiceContractError,
@@ -75,16 +76,23 @@ def client(sandbox: Any, proxy: Proxy) -> Iterator[Client]:
 
 
 def _frames(error: BaseException) -> Iterator[FrameType]:
-    """Every frame of ``error``'s traceback and of the errors chained to it."""
+    """Every frame of ``error``'s traceback and of the errors chained to it, and of the
+    errors a frame of dealframe holds in a local (the transport's retry of a body that
+    failed: a debugger's post-mortem walks to its frames too)."""
     seen: set[int] = set()
-    chained: BaseException | None = error
-    while chained is not None and id(chained) not in seen:
-        seen.add(id(chained))
-        tb = chained.__traceback__
-        while tb is not None:
-            yield tb.tb_frame
-            tb = tb.tb_next
-        chained = chained.__cause__ or chained.__context__
+    todo: list[BaseException] = [error]
+    while todo:
+        chained: BaseException | None = todo.pop()
+        while chained is not None and id(chained) not in seen:
+            seen.add(id(chained))
+            tb = chained.__traceback__
+            while tb is not None:
+                yield tb.tb_frame
+                if tb.tb_frame.f_code.co_filename.startswith(PACKAGE):
+                    held = tb.tb_frame.f_locals.values()
+                    todo += [v for v in held if isinstance(v, BaseException)]
+                tb = tb.tb_next
+            chained = chained.__cause__ or chained.__context__
 
 
 def _shown(value: Any, depth: int = 0) -> Iterator[str]:
@@ -342,10 +350,14 @@ def _filter_holding_the_token(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _no_document(content: Callable[[], bytes]) -> Callable[[Exchange], None]:
-    """A 200 whose body is no ``{data, meta}`` document, holding the caller's token."""
+def _no_document(content: Callable[[], bytes], page: int = 1) -> Callable[[Exchange], None]:
+    """A 200 whose body is no ``{data, meta}`` document, holding the caller's token (to the
+    request of ``page`` only: a later page is read on a worker thread, its body checked on
+    the caller's)."""
 
     def apply(ex: Exchange) -> None:
+        if (ex.page or 1) != page:
+            return
         ex.forward, ex.status = False, 200
         ex.headers = {"Content-Type": "application/json"}
         ex.content = content()
@@ -413,6 +425,18 @@ def _no_document(content: Callable[[], bytes]) -> Callable[[Exchange], None]:
             lambda c: c.private.deals(limit=3),
             TransportError,
         ),
+        (
+            DEALS,
+            Action("page-2", on_request=_no_document(lambda: orjson.dumps([PRIVATE]), page=2)),
+            lambda c: c.private.deals(),
+            IncompleteResultError,  # a page failed: the rows before it are kept
+        ),
+        (
+            "^/api/v2/companies$",
+            Action("no-data", on_request=_no_document(lambda: orjson.dumps({"x": PUBLIC}))),
+            lambda c: c.public.search(countries=["GBR"]),
+            ServiceContractError,
+        ),
     ],
     ids=[
         "redirect",
@@ -424,6 +448,8 @@ def _no_document(content: Callable[[], bytes]) -> Callable[[Exchange], None]:
         "200-no-data",
         "200-a-list",
         "200-cut-short",
+        "200-page-2-on-a-worker",
+        "200-public",
     ],
 )
 def test_a_token_the_service_echoes_is_in_no_local(

@@ -976,6 +976,7 @@ class Transport:
                 continue
             except _Retry as caught:
                 failure = caught
+                answer = None  # a resumed answer judged: not kept in the frame that raises
             # Out of the except block: the error raised below carries no __context__ (a
             # foreign exception there would hold the request and its Authorization header).
             self.stats._fault(failure.kind)
@@ -1271,6 +1272,7 @@ class Transport:
             )
         except _StaleCache:
             return None  # the stored body failed its checks and was deleted: the request refetches
+        assert isinstance(found, Response)  # a stored body that fails is a _StaleCache
         self.stats._add(calls=int(call), attempts=1, bytes_received=len(content), cache_hits=1)
         self.cache._seen(found.cache_key)
         logger.debug("%s %s from_cache=True (looked up)", info.method, info.path)
@@ -1420,17 +1422,22 @@ class Transport:
             attempt,
             from_cache,
         )
+        got: Response | Exception
         if found is not None:
-            return found
-        if 200 <= status < 300:
+            got = found
+        elif 200 <= status < 300:
             self._latencies.record(endpoint, took)
-            return self._success(raw, info, content, headers, False, attempt, started)
-        refusal = self._refusal(info, status, content, headers, attempt)
+            got = self._success(raw, info, content, headers, False, attempt, started)
+        else:
+            got = self._refusal(info, status, content, headers, attempt)
+        if isinstance(got, Response):
+            return got
         # Raised from a frame that no longer holds the answer: a traceback that records
         # locals (pytest -l, Sentry) shows every local of this frame, and the service may
-        # have echoed the token in a header (a redirect's Location) or in the body.
+        # have echoed the token in a header (a redirect's Location) or in the body (an
+        # error body, a 200 that is no document, one cut short).
         del raw, content, headers
-        raise refusal
+        raise got
 
     def _refusal(
         self,
@@ -1465,7 +1472,10 @@ class Transport:
         from_cache: bool,
         attempt: int,
         started: float,
-    ) -> Response:
+    ) -> Response | _Retry:
+        """The answer of a 2xx, its body read and checked; the ``_Retry`` of a body that fails
+        its checks (cut short, no ``{data, meta}`` document), returned for :meth:`_attempt`
+        to raise from a frame that no longer holds the body."""
         declared = headers.get("Content-Length")
         if (
             declared is not None
@@ -1481,7 +1491,7 @@ class Transport:
                 attempts=attempt,
                 kind="truncated",
             )
-            raise _Retry(error, "truncated")
+            return _Retry(error, "truncated")
         doc, problem = _body.parse(content)
         if from_cache:
             self._stored_fault(raw, info, content, headers, doc, problem)
@@ -1535,14 +1545,22 @@ class Transport:
 
     def _judge(self, answer: Response, started: float) -> Response:
         """``answer``, whose body another thread left unread (:func:`resume`), checked here
-        as :meth:`_success` checks a body."""
+        as :meth:`_success` checks a body; a body that fails is raised as its ``_Retry``
+        from this frame, without the answer."""
         doc, problem = _body.parse(answer.content)
-        return self._taken(answer, doc, problem, started)
+        got = self._taken(answer, doc, problem, started)
+        if isinstance(got, Response):
+            return got
+        del answer, doc
+        raise got
 
-    def _taken(self, answer: Response, doc: Any, problem: str | None, started: float) -> Response:
-        """``answer`` with its body's reading (:func:`~dealframe.transport.body.parse`):
-        returned (a body read with ``NaN`` tokens as null warned of), or raised to be
-        retried (cut short, not a ``{data, meta}`` document)."""
+    def _taken(
+        self, answer: Response, doc: Any, problem: str | None, started: float
+    ) -> Response | _Retry:
+        """``answer`` with its body's reading (:func:`~dealframe.transport.body.parse`)
+        (a body read with ``NaN`` tokens as null warned of), or the ``_Retry`` of a body cut
+        short or that is no ``{data, meta}`` document: returned, not raised, so that no frame
+        of its traceback holds the body (a token the service echoed in it)."""
         info, content, attempt = answer.request, answer.content, answer.attempts
         if doc is not None and problem is not None:  # NaN/Infinity tokens, read as null
             warnings.warn(
@@ -1567,7 +1585,7 @@ class Transport:
                 attempts=attempt,
                 kind="truncated",
             )
-            raise _Retry(error, "truncated")
+            return _Retry(error, "truncated")
         error = ServiceContractError(
             answer.status,
             "the service's success answer is not a {data, meta} document: "
@@ -1576,7 +1594,7 @@ class Transport:
             request=info,
             attempts=attempt,
         )
-        raise _Retry(error, "invalid_body")
+        return _Retry(error, "invalid_body")
 
     def _stored_fault(
         self,
