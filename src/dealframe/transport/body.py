@@ -302,11 +302,12 @@ _FIXED_HEADERS = frozenset(
     }
 )
 #: An escape JSON allows but need not use for a character a token may hold (tokens are
-#: printable ASCII: ``Settings`` refuses any other): ``\\/`` and ``\\u0020`` to ``\\u007f``,
-#: read with the escape before it (``\\\\`` is one character, a backslash) so that none
-#: is taken from an escaped backslash. Other escapes (``\\u00fc`` as Python's ``json``
-#: writes a non-ASCII letter) hide none.
-_ESCAPE = re.compile(rb"\\(?:(/)|u00([2-7][0-9A-Fa-f])|.)")
+#: printable ASCII: ``Settings`` refuses any other): ``\\/`` and ``\\u0020`` to ``\\u007f``;
+#: an escaped backslash (``\\\\``) is read as one escape, so that none is taken from it.
+#: Other escapes (``\\u00fc`` as Python's ``json`` writes a non-ASCII letter) hide none.
+_ESCAPE = re.compile(rb"\\(?:(/)|u00([2-7][0-9A-Fa-f])|\\)")
+#: A ``\\u0020`` to ``\\u007f`` escape: the one :data:`_ESCAPE` reads that a replace cannot.
+_PRINTABLE_ESCAPE = re.compile(rb"\\u00([2-7][0-9A-Fa-f])")
 
 
 def _json_text(text: str) -> bytes:
@@ -324,26 +325,31 @@ def _plain(match: re.Match[bytes]) -> bytes:
     return match[0]
 
 
-def _unescaped(content: bytes) -> bytes:
+def _unescaped(content: bytes, slash: bool) -> bytes:
     """``content`` with the escapes JSON allows but need not use (``\\/``, ``\\u006b``)
     written as :func:`_json_text` writes their character, so that a search for a token's
-    form finds it; ``content`` itself when it has no escape (the usual body).
+    form finds it; ``content`` itself when none is there. ``slash``: whether a token holds a
+    ``/`` (else a ``\\/`` hides none and is left).
 
-    A body that writes every ``/`` as ``\\/`` (PHP's JSON) costs one ``bytes.replace``;
-    only one with ``\\u00`` or an escaped backslash is read escape by escape.
+    A body that writes every ``/`` as ``\\/`` (PHP's JSON) costs one ``bytes.replace``, and
+    a few ``\\u0041`` one pass of a pattern; only one with an escaped backslash too is read
+    escape by escape (a ``\\\\/`` is a backslash and a slash, not a ``\\/``).
 
     Examples
     --------
-    >>> _unescaped(rb'{"u": "http:\\/\\/x", "t": "sk\\u005fa\\u0022"}')
+    >>> _unescaped(rb'{"u": "http:\\/\\/x", "t": "sk\\u005fa\\u0022"}', True)
     b'{"u": "http://x", "t": "sk_a\\\\""}'
-    >>> _unescaped(rb'"a\\\\/b"')  # an escaped backslash, then a slash
-    b'"a\\\\\\\\/b"'
+    >>> _unescaped(rb'"a\\\\/b\\/c"', True)  # an escaped backslash, then a slash
+    b'"a\\\\\\\\/b/c"'
     """
     if b"\\" not in content:
         return content
-    if b"\\u00" not in content and b"\\\\" not in content:
-        return content.replace(b"\\/", b"/")
-    return _ESCAPE.sub(_plain, content)
+    if b"\\\\" in content:
+        return _ESCAPE.sub(_plain, content)
+    plain = content.replace(b"\\/", b"/") if slash else content
+    if _PRINTABLE_ESCAPE.search(plain) is not None:
+        plain = _PRINTABLE_ESCAPE.sub(lambda m: _json_text(chr(int(m[1], 16))), plain)
+    return plain
 
 
 def _in_body(content: bytes, long: list[bytes], short: list[bytes]) -> bool:
@@ -383,7 +389,7 @@ def holds(content: bytes, tokens: Iterable[str]) -> bool:
         return False
     if _in_body(content, long, short):
         return True
-    plain = _unescaped(content)
+    plain = _unescaped(content, any(b"/" in form for form in (*long, *short)))
     return plain is not content and _in_body(plain, long, short)
 
 
