@@ -109,6 +109,7 @@ __all__ = [
     "read_items",
     "respelled_fields",
     "read_page",
+    "say_echoed",
     "rows_deduped",
     "say_not_iso3",
     "shaping",
@@ -428,8 +429,20 @@ def blank_echoed(doc: Any, secrets: Iterable[str]) -> Any:
     return answer
 
 
-def _say_echoed(doc: Any, found: Findings, where: str | None) -> None:
-    """The ``echoed_token`` finding of an answer whose texts :func:`blank_echoed` blanked."""
+def say_echoed(doc: Any, found: Findings, where: str | None = None) -> None:
+    """The ``echoed_token`` finding of an answer whose texts :func:`blank_echoed` blanked
+    (nothing for any other answer): every reader of an answer says it, :func:`read_items`
+    for lists and pages, the profile and aggregate readers for theirs.
+
+    Examples
+    --------
+    >>> found = Findings("GET /x/{id}")
+    >>> say_echoed(blank_echoed({"data": {"name": "sk_live_0123456789abcdef"}},
+    ...                         ["sk_live_0123456789abcdef"]), found)
+    >>> [(f.kind, f.message) for f in found]  # doctest: +NORMALIZE_WHITESPACE
+    [('echoed_token', "1 value(s) of the answer hold the client's token (***): blanked,
+      no frame nor file holds a token")]
+    """
     if isinstance(doc, EchoedAnswer) and doc.echoed:
         found.add(
             "echoed_token",
@@ -782,7 +795,7 @@ def read_items(doc: Mapping[str, Any], found: Findings, *, where: str | None = N
     >>> found.items[0].message
     '1 of 2 items are not objects: dropped'
     """
-    _say_echoed(doc, found, where)
+    say_echoed(doc, found, where)
     data = doc.get("data")
     if not isinstance(data, list):
         found.add(

@@ -16,7 +16,7 @@ import sqlite3
 import sys
 import warnings
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,16 @@ def client(sandbox: Any, proxy: Any, tmp_path: Path) -> Iterator[Client]:
         yield c
 
 
+@contextmanager
+def _echoed_warnings() -> Iterator[list[str]]:
+    """The ``echoed_token`` warnings given within the block (kept out of pytest's summary)."""
+    said: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield said
+    said += [str(w.message) for w in caught if "hold the client's token (***)" in str(w.message)]
+
+
 def _file_bytes(folder: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file())
 
@@ -76,9 +86,11 @@ def test_an_answer_echoing_the_token_is_used_and_never_cached(
     actions: tuple[Action, ...],
 ) -> None:
     proxy.add(COMPANIES, *actions)
-    with caplog.at_level(logging.DEBUG, logger="dealframe"):
+    with caplog.at_level(logging.DEBUG, logger="dealframe"), _echoed_warnings() as echoed:
         first = client.private.companies(limit=20)
         second = client.private.companies(limit=20)
+    # a token echoed as a meta value is blanked and said, one echoed in a header is not data
+    assert len(echoed) == (0 if actions == (ECHO_HEADER,) else 2), echoed
     assert isinstance(first, pd.DataFrame) and len(first) == 20
     pd.testing.assert_frame_equal(first, second)
     stored = _file_bytes(tmp_path)
@@ -184,9 +196,10 @@ def test_a_token_echoed_with_json_escapes_is_not_cached(
     sandbox: Any, proxy: Any, tmp_path: Path, escaped: bytes
 ) -> None:
     proxy.add(COMPANIES, _echo_escaped(escaped))
-    with _client(sandbox, proxy, tmp_path, SLASHED) as c:
+    with _client(sandbox, proxy, tmp_path, SLASHED) as c, _echoed_warnings() as echoed:
         first = c.private.companies(limit=20)
         second = c.private.companies(limit=20)
+    assert len(echoed) == 2, "the escaped token was found, blanked and said in each answer"
     assert len(first) == 20
     pd.testing.assert_frame_equal(first, second)
     assert proxy.count(COMPANIES) == 2, "the echoing answer was not stored"

@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _cli import pull
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
+    Action,
+    edit,
     fresh_rules,
     items_edit,
     no_hang,
@@ -130,3 +132,65 @@ def test_a_mirror_holds_no_echoed_token(client, proxy, tmp_path):
     assert files and not [p for p in files if SECRET.encode() in p.read_bytes()]
     table = mirror.load(tmp_path / "m", "companies")
     assert len(table) > 0 and set(table["name"].astype(str)) == {"Acme (***)"}
+
+
+#: A private key with a quote and a backslash (Settings takes printable ASCII): JSON writes
+#: them escaped (``\"``, ``\\``), so a search for the token as it is never found it.
+ODD = 'sk_odd"key\\' + secrets.token_hex(8)
+
+
+def _nan_and_name(ex: Any) -> None:
+    """Companies named by the token, in a body with a ``NaN`` number token (read leniently)."""
+    doc = ex.doc()
+    for item in doc["data"]:
+        item["name"], item["score"] = SECRET, "@NAN@"
+    ex.set_doc(doc)
+    ex.content = ex.content.replace(b'"@NAN@"', b"NaN")
+
+
+def _profile_named(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["data"]["name"] = SECRET
+    return doc
+
+
+def _meta_note(doc: dict[str, Any]) -> dict[str, Any]:
+    doc.setdefault("meta", {})["note"] = f"for {SECRET}"
+    return doc
+
+
+def test_a_token_holding_a_quote_or_backslash_is_blanked(sandbox, proxy):
+    proxy.auth_map.update({ODD: sandbox.private_key, PUBLIC: sandbox.public_token})
+    proxy.add(f"^{P}/companies$", items_edit(lambda item: item.update(name=ODD)))
+    with Client(proxy.url, PUBLIC, ODD, cache_enabled=False, **FAST) as c:
+        got = outcome(lambda: c.private.companies(limit=5))
+    assert got.error is None, repr(got.error)
+    assert len(got.value) > 0 and set(got.value["name"]) == {"***"}
+    assert any("hold the client's token (***)" in m for m in got.warned(Warning))
+
+
+def test_a_body_with_nan_tokens_is_blanked_too(client, proxy):
+    proxy.add(f"^{P}/companies$", Action("nan", on_response=_nan_and_name))
+    got = outcome(lambda: client.private.companies(limit=5))
+    assert got.error is None, repr(got.error)
+    assert len(got.value) > 0 and set(got.value["name"]) == {"***"}
+    said = got.warned(Warning)
+    assert any("NaN" in m for m in said) and any("(***): blanked" in m for m in said), said
+
+
+@pytest.mark.parametrize("what", ["profile", "aggregate"])
+def test_a_profile_or_an_aggregate_blanked_is_said(client, proxy, sandbox, what):
+    """A company profile named by the token, an aggregate whose ``meta`` holds it: blanked,
+    and now said by an ``echoed_token`` finding as a list's is (it was silent)."""
+    if what == "profile":
+        with Client(sandbox.url, sandbox.public_token, sandbox.private_key, **FAST) as direct:
+            ident = direct.private.companies(limit=1)["id"].iloc[0]
+        proxy.add(f"^{P}/companies/[^/]+$", edit(_profile_named))
+        got = outcome(lambda: client.private.company(ident))
+    else:
+        proxy.add(f"^{P}/transactions/aggregate$", edit(_meta_note))
+        got = outcome(lambda: client.private.aggregate("ebitda", "year"))
+    assert got.error is None, repr(got.error)
+    frame = got.value
+    assert SECRET not in frame.to_csv() + repr(frame.attrs)
+    assert "echoed_token" in [f["kind"] for f in frame.attrs["findings"]], frame.attrs
+    assert any("(***): blanked" in m for m in got.warned(Warning))

@@ -44,6 +44,7 @@ from ..contract import (
     outside_vocabulary,
     read_items,
     read_page,
+    say_echoed,
     shaping,
     typed_fields,
 )
@@ -1790,8 +1791,10 @@ class PrivateApi:
         for ident, response in zip(wanted, responses):
             if response is None:
                 continue
-            data = response.json().get("data")
+            doc = response.json()
+            data = doc.get("data")
             where = f"GET {PREFIX}/{entity}/{ident}"
+            say_echoed(doc, found, where)  # its texts the transport blanked
             if not isinstance(data, Mapping):
                 found.add(
                     "wrong_shape",
@@ -2707,7 +2710,9 @@ class PrivateApi:
             raise noted from None
         endpoint = f"POST {PREFIX}/transactions/aggregate"
         found = Findings(endpoint)
-        frame = read_aggregate(response.json(), time_bucket, found, response.request, metric=metric)
+        doc = response.json()
+        say_echoed(doc, found)  # its texts the transport blanked (meta's too)
+        frame = read_aggregate(doc, time_bucket, found, response.request, metric=metric)
         attach(
             frame, endpoint=endpoint, responses=[response], request=body, findings=found.records()
         )

@@ -72,7 +72,9 @@ __all__ = [
     "TRUNCATED",
     "Read",
     "echoes",
+    "document",
     "expecting",
+    "holds",
     "later",
     "non_finite",
     "parse",
@@ -143,6 +145,19 @@ def _check(content: bytes) -> tuple[Any, str | None]:
     doc = reader(content) if reader is not None and content else None
     if doc is not None:
         return Read(doc), None
+    return document(content)
+
+
+def document(content: bytes) -> tuple[Any, str | None]:
+    """The check of :func:`parse` without a schema'd reader (:func:`expecting`) nor
+    :func:`later`: ``(document, None)``, ``(document, problem)`` for a body read with
+    ``NaN``/``Infinity`` tokens as null, else ``(None, problem)``.
+
+    Examples
+    --------
+    >>> document(b'{"data": [NaN]}')
+    ({'data': [None]}, 'number tokens that JSON does not have (NaN): read as null')
+    """
     if not content or not content.strip():
         return None, "an empty body"
     try:
@@ -277,11 +292,13 @@ _FIXED_HEADERS = frozenset(
         "via",
     }
 )
-_UNPARSED: Any = object()
 #: An escape JSON allows but need not use for a character a token may hold (tokens are
-#: printable ASCII: ``Settings`` refuses any other): ``\/`` and ``\u0020`` to ``\u007f``.
-#: Other escapes (``\u00fc`` as Python's ``json`` writes a non-ASCII letter) hide none.
-_OPTIONAL_ESCAPE = re.compile(rb"\\(?:/|u00[2-7][0-9A-Fa-f])")
+#: printable ASCII: ``Settings`` refuses any other): ``\\/`` and ``\\u0020`` to ``\\u007f``;
+#: an escaped backslash (``\\\\``) is read as one escape, so that none is taken from it.
+#: Other escapes (``\\u00fc`` as Python's ``json`` writes a non-ASCII letter) hide none.
+_ESCAPE = re.compile(rb"\\(?:(/)|u00([2-7][0-9A-Fa-f])|\\)")
+#: A ``\\u0020`` to ``\\u007f`` escape: the one :data:`_ESCAPE` reads that a replace cannot.
+_PRINTABLE_ESCAPE = re.compile(rb"\\u00([2-7][0-9A-Fa-f])")
 
 
 def _json_text(text: str) -> bytes:
@@ -290,22 +307,40 @@ def _json_text(text: str) -> bytes:
     return json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
 
 
-def _rewritten(content: bytes, doc: Any) -> bytes | None:
-    """The JSON document of ``content`` written again with no optional escapes (``\\/``,
-    ``\\u006b``): ``doc`` (its parse) when it is the document, else ``content`` read again
-    (a body a schema'd reader took, :class:`Read`); None when it is not JSON (``doc`` None:
-    the parse found no document)."""
-    if doc is None:
-        return None
-    if isinstance(doc, Read) or doc is _UNPARSED:
-        try:
-            doc = orjson.loads(content)
-        except orjson.JSONDecodeError:
-            return None
-    try:
-        return orjson.dumps(doc)
-    except (orjson.JSONEncodeError, TypeError):  # a lone surrogate, an integer beyond 64 bits
-        return json.dumps(doc, ensure_ascii=False).encode("utf-8", "surrogatepass")
+def _plain(match: re.Match[bytes]) -> bytes:
+    """One escape of :data:`_ESCAPE` as :func:`_json_text` writes its character."""
+    if match[1]:
+        return b"/"
+    if match[2]:
+        return _json_text(chr(int(match[2], 16)))
+    return match[0]
+
+
+def _unescaped(content: bytes, slash: bool) -> bytes:
+    """``content`` with the escapes JSON allows but need not use (``\\/``, ``\\u006b``)
+    written as :func:`_json_text` writes their character, so that a search for a token's
+    form finds it; ``content`` itself when none is there. ``slash``: whether a token holds a
+    ``/`` (else a ``\\/`` hides none and is left).
+
+    A body that writes every ``/`` as ``\\/`` (PHP's JSON) costs one ``bytes.replace``, and
+    a few ``\\u0041`` one pass of a pattern; only one with an escaped backslash too is read
+    escape by escape (a ``\\\\/`` is a backslash and a slash, not a ``\\/``).
+
+    Examples
+    --------
+    >>> _unescaped(rb'{"u": "http:\\/\\/x", "t": "sk\\u005fa\\u0022"}', True)
+    b'{"u": "http://x", "t": "sk_a\\\\""}'
+    >>> _unescaped(rb'"a\\\\/b\\/c"', True)  # an escaped backslash, then a slash
+    b'"a\\\\\\\\/b/c"'
+    """
+    if b"\\" not in content:
+        return content
+    if b"\\\\" in content:
+        return _ESCAPE.sub(_plain, content)
+    plain = content.replace(b"\\/", b"/") if slash else content
+    if _PRINTABLE_ESCAPE.search(plain) is not None:
+        plain = _PRINTABLE_ESCAPE.sub(lambda m: _json_text(chr(int(m[1], 16))), plain)
+    return plain
 
 
 def _in_body(content: bytes, long: list[bytes], short: list[bytes]) -> bool:
@@ -321,7 +356,35 @@ def _in_body(content: bytes, long: list[bytes], short: list[bytes]) -> bool:
     return re.search(rb"(?<!\\)(?:" + either + rb")(?!\s*:)", content) is not None
 
 
-def echoes(response: Any, secrets: Iterable[str] = (), doc: Any = _UNPARSED) -> str | None:
+def holds(content: bytes, tokens: Iterable[str]) -> bool:
+    """Whether a JSON body holds one of ``tokens``: one of 12 characters or more anywhere, a
+    shorter one only as a whole string value (not a member name, not a word in a text).
+
+    A token is looked for as JSON writes it (a ``"`` or ``\\`` in it escaped), and in a body
+    that uses escapes JSON allows but need not (``"sk\\/live"``, ``"\\u0073k"``) as that
+    body written without them (:func:`_unescaped`): a search of bytes, no parse.
+
+    Examples
+    --------
+    >>> holds(rb'{"data": [{"name": "sk\\/live-0123456789"}]}', ["sk/live-0123456789"])
+    True
+    >>> holds(rb'{"data": [{"name": "a\\"b-0123456789"}]}', ['a"b-0123456789'])
+    True
+    >>> holds(b'{"data": [], "meta": {"page": 2, "note": "2 of 3"}}', ["2"])
+    False
+    """
+    found = [token for token in tokens if token]
+    long = [_json_text(s) for s in found if len(s) >= _ANYWHERE]
+    short = [_json_text(s) for s in found if len(s) < _ANYWHERE]
+    if not long and not short:
+        return False
+    if _in_body(content, long, short):
+        return True
+    plain = _unescaped(content, any(b"/" in form for form in (*long, *short)))
+    return plain is not content and _in_body(plain, long, short)
+
+
+def echoes(response: Any, secrets: Iterable[str] = ()) -> str | None:
     """Where ``response`` holds a token: the one its request carried, or one of ``secrets``
     (the running call's, :func:`~dealframe.arguments.call_secrets`); None when it holds none.
 
@@ -331,9 +394,8 @@ def echoes(response: Any, secrets: Iterable[str] = (), doc: Any = _UNPARSED) -> 
     value (not a member name, not a number, not a word in a text): a token ``"json"`` is not
     in ``Content-Type: application/json``, nor ``"1"`` in ``"page": 1``.
 
-    A body that escapes what JSON lets it (``"sk\\/live"``, ``"\\u0073k"``) is also looked at
-    as its document written again without them; ``doc`` is the body's parse
-    (:func:`parse`) when the caller has it, so the body is not parsed a second time.
+    The body is searched by :func:`holds` (a token written with escapes JSON allows but need
+    not use, ``"sk\\/live"`` or ``"\\u0073k"``, is found too), without parsing it.
 
     Examples
     --------
@@ -372,15 +434,8 @@ def echoes(response: Any, secrets: Iterable[str] = (), doc: Any = _UNPARSED) -> 
     reason = str(getattr(response, "reason", None) or "")
     if any(s in reason for s in long) or reason.strip() in short:
         return "the reason phrase"
-    content = getattr(response, "content", None) or b""
-    forms = [_json_text(s) for s in long]
-    whole = [_json_text(s) for s in short]
-    if _in_body(content, forms, whole):
+    if holds(getattr(response, "content", None) or b"", found):
         return "the body"
-    if _OPTIONAL_ESCAPE.search(content):  # escapes JSON allows but need not use may hide one
-        rewritten = _rewritten(content, doc)
-        if rewritten is not None and _in_body(rewritten, forms, whole):
-            return "the body"
     return None
 
 
@@ -413,7 +468,7 @@ def _storable(response: Any) -> bool:
         _last.held = held = (content, doc, problem)
     if held[2] is not None or unsound(held[1]) is not None:
         return False
-    where = echoes(response, call_secrets(), held[1])
+    where = echoes(response, call_secrets())
     if where is not None:
         request = getattr(response, "request", None)
         path = urlsplit(getattr(request, "url", None) or "").path

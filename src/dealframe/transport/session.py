@@ -971,6 +971,7 @@ class Transport:
                 continue
             except _Retry as caught:
                 failure = caught
+                answer = None  # a resumed answer judged: not kept in the frame that raises
             # Out of the except block: the error raised below carries no __context__ (a
             # foreign exception there would hold the request and its Authorization header).
             self.stats._fault(failure.kind)
@@ -1266,6 +1267,7 @@ class Transport:
             )
         except _StaleCache:
             return None  # the stored body failed its checks and was deleted: the request refetches
+        assert isinstance(found, Response)  # a stored body that fails is a _StaleCache
         self.stats._add(calls=int(call), attempts=1, bytes_received=len(content), cache_hits=1)
         self.cache._seen(found.cache_key)
         logger.debug("%s %s from_cache=True (looked up)", info.method, info.path)
@@ -1415,17 +1417,22 @@ class Transport:
             attempt,
             from_cache,
         )
+        got: Response | Exception
         if found is not None:
-            return found
-        if 200 <= status < 300:
+            got = found
+        elif 200 <= status < 300:
             self._latencies.record(endpoint, took)
-            return self._success(raw, info, content, headers, False, attempt, started)
-        refusal = self._refusal(info, status, content, headers, attempt)
+            got = self._success(raw, info, content, headers, False, attempt, started)
+        else:
+            got = self._refusal(info, status, content, headers, attempt)
+        if isinstance(got, Response):
+            return got
         # Raised from a frame that no longer holds the answer: a traceback that records
         # locals (pytest -l, Sentry) shows every local of this frame, and the service may
-        # have echoed the token in a header (a redirect's Location) or in the body.
+        # have echoed the token in a header (a redirect's Location) or in the body (an
+        # error body, a 200 that is no document, one cut short).
         del raw, content, headers
-        raise refusal
+        raise got
 
     def _refusal(
         self,
@@ -1460,7 +1467,10 @@ class Transport:
         from_cache: bool,
         attempt: int,
         started: float,
-    ) -> Response:
+    ) -> Response | _Retry:
+        """The answer of a 2xx, its body read and checked; the ``_Retry`` of a body that fails
+        its checks (cut short, no ``{data, meta}`` document), returned for :meth:`_attempt`
+        to raise from a frame that no longer holds the body."""
         declared = headers.get("Content-Length")
         if (
             declared is not None
@@ -1476,12 +1486,12 @@ class Transport:
                 attempts=attempt,
                 kind="truncated",
             )
-            raise _Retry(error, "truncated")
+            return _Retry(error, "truncated")
         doc, problem = _body.parse(content)
         if from_cache:
             self._stored_fault(raw, info, content, headers, doc, problem)
-        elif problem is None and (echoed := self._echo_blanked(content)) is not None:
-            content, doc = echoed  # read here, whatever the caller's reader or later()
+        elif (echoed := self._echo_blanked(content, doc, problem)) is not None:
+            content, doc, problem = echoed  # read here, whatever the caller's reader or later()
         answer = Response(
             raw.status_code,
             content,
@@ -1494,24 +1504,30 @@ class Transport:
         )
         return self._taken(answer, doc, problem, started)
 
-    def _echo_blanked(self, content: bytes) -> tuple[bytes, EchoedAnswer] | None:
+    def _echo_blanked(
+        self, content: bytes, doc: Any, problem: str | None
+    ) -> tuple[bytes, EchoedAnswer, str | None] | None:
         """A success body whose texts hold a token of this client, with those texts blanked
-        (:func:`~dealframe.contract.blank_echoed`): the body written again and its
-        document; None for a body that holds none (the usual one: a search of the bytes).
+        (:func:`~dealframe.contract.blank_echoed`): the body written again, its document and
+        the problem of its reading (:func:`~dealframe.transport.body.document`); None for a
+        body that holds none (the usual one) or is no document.
 
         A service that echoes the caller's token as a value (an item's ``name``) would put it
         in the frame and every file written of it. Such a body is never stored in the HTTP
         cache (:func:`~dealframe.transport.body.storable`), so a network answer is the only
-        one that can hold it; its document is read here, not left to the caller's reader."""
+        one that can hold it; its document is read here, not left to the caller's reader.
+
+        The body is first searched for the tokens as bytes (:func:`~dealframe.transport.body
+        .holds`: their JSON forms, in a body written with optional escapes too): only one
+        that holds one is walked. ``doc`` and ``problem`` are :func:`~dealframe.transport.body
+        .parse`'s: its document is blanked (one read with ``NaN`` tokens as null too); a body
+        it left to a schema'd reader or to :func:`~dealframe.transport.body.later` is read."""
         tokens = [t for t in self._secrets if len(t) >= _ANYWHERE]  # as blank_echoed has it
-        if not tokens or not (
-            any(t.encode() in content for t in tokens)
-            or _body._OPTIONAL_ESCAPE.search(content)  # an escape JSON allows may hide one
-        ):
+        if not tokens or not _body.holds(content, tokens):
             return None
-        try:
-            doc = orjson.loads(content)
-        except orjson.JSONDecodeError:
+        if isinstance(doc, _body.Read):
+            doc, problem = _body.document(content)
+        if doc is None:  # no {data, meta} document: an error, its message blanked
             return None
         answer = blank_echoed(doc, tokens)
         if not isinstance(answer, EchoedAnswer):
@@ -1520,18 +1536,26 @@ class Transport:
             written = orjson.dumps(answer)
         except TypeError:  # an integer beyond 64 bits
             written = json.dumps(answer, ensure_ascii=False).encode("utf-8", "surrogatepass")
-        return written, answer
+        return written, answer, problem
 
     def _judge(self, answer: Response, started: float) -> Response:
         """``answer``, whose body another thread left unread (:func:`resume`), checked here
-        as :meth:`_success` checks a body."""
+        as :meth:`_success` checks a body; a body that fails is raised as its ``_Retry``
+        from this frame, without the answer."""
         doc, problem = _body.parse(answer.content)
-        return self._taken(answer, doc, problem, started)
+        got = self._taken(answer, doc, problem, started)
+        if isinstance(got, Response):
+            return got
+        del answer, doc
+        raise got
 
-    def _taken(self, answer: Response, doc: Any, problem: str | None, started: float) -> Response:
-        """``answer`` with its body's reading (:func:`~dealframe.transport.body.parse`):
-        returned (a body read with ``NaN`` tokens as null warned of), or raised to be
-        retried (cut short, not a ``{data, meta}`` document)."""
+    def _taken(
+        self, answer: Response, doc: Any, problem: str | None, started: float
+    ) -> Response | _Retry:
+        """``answer`` with its body's reading (:func:`~dealframe.transport.body.parse`)
+        (a body read with ``NaN`` tokens as null warned of), or the ``_Retry`` of a body cut
+        short or that is no ``{data, meta}`` document: returned, not raised, so that no frame
+        of its traceback holds the body (a token the service echoed in it)."""
         info, content, attempt = answer.request, answer.content, answer.attempts
         if doc is not None and problem is not None:  # NaN/Infinity tokens, read as null
             warnings.warn(
@@ -1556,7 +1580,7 @@ class Transport:
                 attempts=attempt,
                 kind="truncated",
             )
-            raise _Retry(error, "truncated")
+            return _Retry(error, "truncated")
         error = ServiceContractError(
             answer.status,
             "the service's success answer is not a {data, meta} document: "
@@ -1565,7 +1589,7 @@ class Transport:
             request=info,
             attempts=attempt,
         )
-        raise _Retry(error, "invalid_body")
+        return _Retry(error, "invalid_body")
 
     def _stored_fault(
         self,
@@ -1594,7 +1618,7 @@ class Transport:
             problem = _body.unsound(doc)
         shown = problem is not None
         if problem is None:
-            where = _body.echoes(raw, self._secrets, doc)
+            where = _body.echoes(raw, self._secrets)
             problem = None if where is None else f"it holds the client's token in {where}"
         if problem is None:
             return
