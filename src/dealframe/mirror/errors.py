@@ -9,7 +9,8 @@
         ├── MirrorStateError         the marker file is unreadable, or there is nothing to read
         │   └── MirrorDamagedError   a table is missing, unreadable or holds another table
         ├── MirrorWriteError         the disk refused a write (full, read-only, too large)
-        └── MirrorLockedError        another sync holds the mirror's lock
+        └── MirrorLockedError        another sync holds the mirror's lock, or another
+                                     writer committed to a table during the sync, twice
 
     DealframeWarning
     ├── MirrorRepairWarning          a damaged table was rebuilt from a full pull
@@ -74,7 +75,9 @@ class MirrorWriteError(MirrorError):
 
 
 class MirrorLockedError(MirrorError):
-    """Another sync holds the mirror's lock and did not release it in time."""
+    """Another sync holds the mirror's lock and did not release it in time, or another writer
+    (not a dealframe sync) committed to a table while a sync wrote it, and again while the
+    sync wrote it once more: sync again when that writer is done."""
 
 
 class MirrorRepairWarning(DealframeWarning):

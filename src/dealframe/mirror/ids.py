@@ -79,8 +79,12 @@ class KeyIndex:
     last added with. Runs of keys sorted once, merged when a run is as long as the one before
     it (as few as ``log2(n)`` runs). A lookup that meets two ids sharing their first 64 bits
     (``n**2 / 2**65``: ``1e-9`` at 200,000 ids) may miss one. With ``exact=False`` only those
-    64 bits are kept (16 bytes a key with its value, not 24): a lookup may then find, with that
-    same probability, a key never added, for uses where such a find costs time only.
+    64 bits are kept (16 bytes a key with its value, not 24), and two keys sharing them are one
+    key: with that same probability a lookup returns the value the other key was last added
+    with, for a key never added (instead of -1) or for one added with another value. It is
+    for uses that take a wrong value for a hint to check, never for the answer: the change
+    feed's tie ids (:class:`.feed.FeedWalk`), where an id taken for another's marks the walk
+    unstable from that other's tie and costs one more pass over the feed from there.
 
     Examples
     --------

@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 from deltalake import DeltaTable
-from deltalake.exceptions import DeltaError
+from deltalake.exceptions import CommitFailedError, DeltaError
 
 from dealframe.arguments import checked_keywords, choice, expanded_path, finite_number, integer_in
 
@@ -35,6 +35,7 @@ from .durable import LOCK_NAME, mirror_lock
 from .errors import (
     MirrorDamagedError,
     MirrorDivergenceWarning,
+    MirrorLockedError,
     MirrorPathError,
     MirrorRepairWarning,
     Said,
@@ -57,6 +58,7 @@ from .state import (
 )
 from .store import ROWS_PER_FILE, STAGING, StagedRows, cleared_on_failure, recover, step
 from .table import (
+    SYNC_OPERATIONS,
     check,
     dataset,
     foreign_change,
@@ -559,12 +561,14 @@ def _sync_entity(
     repair: bool,
     said: Said,
     force_full: str | None = None,
+    conflicted: bool = False,
 ) -> EntityReport:
     started = time.perf_counter()
     until = pd.Timestamp.now(tz="UTC") + overlap  # no checkpoint past the sync's start
     table, problem = inspect_table(root, entity, deep=repair)
     problem = problem or force_full
-    info = last_info(table) if table is not None and problem is None else None
+    # the last commit that wrote rows (not a compaction's, which copies its checkpoint)
+    info = last_info(table, SYNC_OPERATIONS) if table is not None and problem is None else None
     if table is not None and info is not None:  # rows another writer changed: rebuilt
         problem = foreign_change(table, info.version)
         info = None if problem is not None else info
@@ -586,6 +590,7 @@ def _sync_entity(
     )
     progress.start(entity)
     rebuild: str | None = None  # what a closer look found wrong, when the upsert failed
+    again = False  # another writer committed to the table while this sync wrote it
     # an upsert in memory reads every row of the table: read them while the feed is walked
     with read_ahead(root / entity, None if full else table, entity) as ahead:
         walk, received, requests, passes = _walk(
@@ -610,6 +615,14 @@ def _sync_entity(
                 reason=problem,
                 ahead=ahead,
             )
+        except CommitFailedError as exc:
+            if conflicted:
+                raise MirrorLockedError(
+                    f"another writer committed to the mirror's {entity} table at "
+                    f"{root / entity} while this sync wrote it, twice (deltalake: {str(exc).splitlines()[0]}); "
+                    "the table holds what that writer left: sync again when it is done"
+                ) from None
+            again = True
         except (DeltaError, OSError, pa.ArrowException) as exc:
             if full or full_disk(exc):
                 raise
@@ -617,7 +630,9 @@ def _sync_entity(
             rebuild = check(root / entity, table, entity, deep=True) if table is not None else None
             if rebuild is None:
                 raise
-    if rebuild is not None:  # rebuild the table from a full pull (the read ahead has ended)
+    if rebuild is not None or again:  # (the read ahead has ended)
+        # a damaged table is rebuilt from a full pull; one another writer committed to
+        # meanwhile is synced again from what it holds now (rebuilt if its rows changed)
         shutil.rmtree(staged.folder, ignore_errors=True)
         return _sync_entity(
             root,
@@ -631,6 +646,7 @@ def _sync_entity(
             repair=repair,
             said=said,
             force_full=rebuild,
+            conflicted=again,
         )
     if problem is not None:
         said.append(

@@ -99,8 +99,6 @@ IN_LIST_MAX = 5_000
 IN_MEMORY_MAX_ROWS = 250_000
 #: Rows per file (and per writer thread) when an in-memory upsert rewrites a table.
 ROWS_PER_WRITER = 25_000
-#: How many commits back :func:`last_info` looks for the mirror's metadata.
-_HISTORY_LOOKBACK = 50
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _FULL_DISK = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}
 _FULL_DISK_TEXT = (
@@ -287,12 +285,22 @@ def history_rows(table: DeltaTable, limit: int | None = None) -> list[tuple[Comm
 
 def last_info(table: DeltaTable, operations: tuple[str, ...] | None = None) -> CommitInfo | None:
     """The newest commit that carries the mirror's metadata (its checkpoint), of one of
-    ``operations`` when given, or None."""
-    for limit in (1, 10, _HISTORY_LOOKBACK):  # the newest commit is the mirror's, as a rule
-        for info, entry in history_rows(table, limit):
+    ``operations`` when given, or None (the log holds none).
+
+    It looks back as far as it must: other writers' commits that change no row (property
+    changes, their own optimize or vacuum) may stand between the table's version and the
+    mirror's last commit, any number of them; only a log without such a commit (or whose
+    older entries Delta's log cleanup removed) gives None.
+    """
+    limit = 1  # the newest commit is the mirror's, as a rule
+    while True:
+        rows = history_rows(table, limit)
+        for info, entry in rows:
             if KEYS["checkpoint"] in entry and (operations is None or info.operation in operations):
                 return info
-    return None
+        if len(rows) < limit:  # the whole log was read
+            return None
+        limit *= 10  # 10, 100, ... commits back, until the log's first
 
 
 #: Delta operations that change no row (the files' layout, the table's properties, its log):
@@ -316,9 +324,10 @@ _NO_ROW_CHANGE = frozenset(
 
 
 def foreign_change(table: DeltaTable, since: int) -> str | None:
-    """What another writer changed in the table after the mirror's commit ``since``, in words,
-    or None: the oldest later commit without the mirror's metadata (:data:`KEYS`) whose
-    operation may change rows (a ``DELETE``, ``UPDATE``, ``MERGE``, ``WRITE``, ``RESTORE``...;
+    """What another writer changed in the table after the mirror's commit ``since`` (the last
+    that wrote rows: :data:`SYNC_OPERATIONS`), in words, or None: the oldest later commit
+    without the mirror's metadata (:data:`KEYS`; the mirror's own compactions carry it, and
+    change no row) whose operation may change rows (a ``DELETE``, ``UPDATE``, ``MERGE``, ``WRITE``, ``RESTORE``...;
     not an ``OPTIMIZE``, ``VACUUM`` or property change). The change feed from the mirror's
     checkpoint would not undo it: rows deleted there never come back.
 
@@ -332,7 +341,7 @@ def foreign_change(table: DeltaTable, since: int) -> str | None:
         return None
     for info, entry in reversed(history_rows(table, newer)):  # oldest first
         operation = str(entry.get("operation", "")).upper()
-        if info.version <= since or KEYS["checkpoint"] in entry or operation in _NO_ROW_CHANGE:
+        if info.version <= since or KEYS["operation"] in entry or operation in _NO_ROW_CHANGE:
             continue
         return (
             f"another writer changed its rows: version {info.version} "
