@@ -76,7 +76,8 @@ from ..notices import (
 from ..provenance import Answered404, attach, combined_from_cache
 from ..public.hints import HINT_SECONDS
 from ..transport.paging import ItemFailure, map_concurrent, unsent
-from ..transport.refusals import TOO_LARGE, smaller_size
+from ..transport.refusals import TOO_LARGE, smaller_size, stated_bound
+from ..transport.refusals import said as refusal_words
 from .aggregate import aggregate_refused, read_aggregate
 from .batches import (
     IDS_PER_BATCH,
@@ -765,7 +766,10 @@ class PrivateApi:
         page 1 refused for its ``limit`` (:func:`smaller_page`; a 413 is about the page when
         the list ``body``, its filters and sort, is small, or for a GET: None) lowers it to
         the bound the refusal states, else half; ``said(sent, note)`` is told, and the walk
-        starts again. A refusal it cannot adapt to is raised: about the page size with no
+        starts again. A refusal stating a bound that is refused again, at that bound, in the
+        same words is about something else (``too many values in filter: the limit is 500``):
+        it is raised in the service's words alone. A refusal it cannot adapt to is raised:
+        about the page size with no
         smaller page left, naming the open point of the interface document
         (:func:`~dealframe.private.page_size.open_point`), and so, as a may-be, when its words
         say nothing but its status (:func:`~dealframe.private.page_size.vague`); in the
@@ -773,6 +777,7 @@ class PrivateApi:
         it found it, unless another walk (a sub-collection read of another id, on another
         thread) has set it since: what that walk learned stays."""
         lowered: list[tuple[int, int]] = []  # (size before, size set) by this walk
+        stated: str | None = None  # the words of the last refusal, when they stated a bound
         while True:
             size = self._page_size(sub)
             try:
@@ -782,13 +787,23 @@ class PrivateApi:
                     raise
                 sent = min(size, cap) if cap else size
                 nbytes = 0 if body is None else len(orjson.dumps(body, default=str))
-                note = self._page_refused(exc, sent, sub=sub, body=nbytes, lowered=lowered)
+                words = refusal_words(exc)
+                # refused again, at the bound it stated, in the same words: not about the page
+                again = words == stated
+                note = (
+                    None
+                    if again
+                    else self._page_refused(exc, sent, sub=sub, body=nbytes, lowered=lowered)
+                )
                 if note is not None:
                     said(sent, note)
+                    stated = words if stated_bound(exc, sent) is not None else None
                     continue
                 with self._lock:  # the service refuses alike at the sizes this walk set
                     if lowered and self._page_size(sub) == lowered[-1][1]:
                         self._set_page_size(sub, lowered[0][0])
+                if again:
+                    raise  # in the service's words: the bound it states is of something else
                 if about_page(exc, sent, nbytes):  # refused down to one row
                     exc.with_note(open_point(sent, sub=sub))
                 elif vague(exc):  # words of its status alone: it may be about the page size

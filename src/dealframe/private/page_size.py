@@ -7,12 +7,15 @@ A service may refuse a larger page with 400, 413 or 422 (:data:`TOO_LARGE`), in 
 name ``limit`` (``limit: must be between 1 and 100, got 1000``, FastAPI's ``body.limit: ensure
 this value is less than or equal to 100``) or the page size by another name (``maximum page
 size is 100``, ``per_page``); or a 413 whose words say nothing but its status (``Request
-Entity Too Large``, ``{}``), which for a list body of a few bytes (its filters and sort) or a
-GET can only be about the page asked. The client then asks again with the bound stated, else
-half (:func:`~dealframe.transport.refusals.smaller_size`). Words about anything else (``sort
-field not supported``, ``too many values in filter (at most 500)``, a bound of requests per
-minute) are no page-size bound, whatever number they state: such a refusal is raised in the
-service's words, after its one request.
+Entity Too Large``, ``{}``, a proxy's page signed ``nginx/1.18.0 (Ubuntu)``), which for a list
+body of a few bytes (its filters and sort) or a GET can only be about the page asked. The
+client then asks again with the bound stated, else half
+(:func:`~dealframe.transport.refusals.smaller_size`). Words about anything else (``sort field
+not supported``, ``too many values in filter (at most 500)``, a bound of requests per minute,
+``the limit of 500 values``, ``size limit of 1000 bytes``) are no page-size bound, whatever
+number they state: such a refusal is raised in the service's words, after its one request (its
+second when it says ``limit`` and is refused again, in the same words, at the bound it stated:
+see :meth:`dealframe.private.api.PrivateApi._walk`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import re
 
 from ..errors import ApiError
-from ..transport.refusals import _PHRASES, TOO_LARGE, _status_said, said
+from ..transport.refusals import PHRASES, SIGNATURE, TOO_LARGE, said, status_said
 
 __all__ = ["SMALL_BODY", "about_page", "open_point", "vague"]
 
@@ -28,10 +31,15 @@ __all__ = ["SMALL_BODY", "about_page", "open_point", "vague"]
 #: is too small for a 413 to be about it: a 413 of such a request is about the page asked.
 SMALL_BODY = 1024
 
-#: Words naming the page size: ``limit`` (in any word: ``limit_value``, ``limits``, but for a
-#: ``rate limit``), ``page size``, ``page_size``, ``pageSize``, ``per_page``, ``per page``.
+#: Words naming the page size: ``limit`` (in any word: ``limit_value``, ``limits``; but for a
+#: ``rate limit``, a ``size limit`` or ``body_limit`` of the request, and a limit of a number of
+#: something else than rows: ``the limit of 500 values``, ``limit is 60 per minute``),
+#: ``page size``, ``page_size``, ``pageSize``, ``per_page``, ``per page``.
 _PAGE_WORDS = re.compile(
-    r"(?<!rate[\s_-])(?<!rate)limit|page[\s_-]?size|per[\s_-]?page", re.IGNORECASE
+    r"(?<!rate[\s_-])(?<!rate)(?<!size[\s_-])(?<!body[\s_-])"
+    r"limit(?!s?\s+(?:of|is)\s+\d+\s*(?!(?:rows?|items?|records?|results?|entries)\b)[A-Za-z])"
+    r"|page[\s_-]?size|per[\s_-]?page",
+    re.IGNORECASE,
 )
 #: Markup and what is no word (an HTML error page, JSON punctuation, numbers).
 _NO_WORD = re.compile(r"<[^>]*>|[^A-Za-z]+")
@@ -40,18 +48,23 @@ _NO_WORD = re.compile(r"<[^>]*>|[^A-Za-z]+")
 def vague(error: ApiError) -> bool:
     """Whether the service's words (:func:`~dealframe.transport.refusals.said`) say nothing
     but the error's status: none at all (``{}``), or its status and reason phrase (``Bad
-    request``, ``413 Request Entity Too Large``, an HTML page saying so).
+    request``, ``413 Request Entity Too Large``, an HTML page saying so), signed or not by the
+    server that wrote it (:data:`~dealframe.transport.refusals.SIGNATURE`: nginx's stock page
+    ends with ``nginx/1.18.0 (Ubuntu)``, Cloudflare's with ``cloudflare``).
 
     Examples
     --------
     >>> from dealframe.errors import BadRequestError, error_from_response
     >>> vague(error_from_response(413, b"{}", None)), vague(BadRequestError(400, "X", "Bad request"))
     (True, True)
+    >>> nginx = b"<title>413 Request Entity Too Large</title><hr><center>nginx/1.18.0 (Ubuntu)"
+    >>> vague(error_from_response(413, nginx, None, {"Content-Type": "text/html"}))
+    True
     >>> vague(BadRequestError(400, "BAD_REQUEST", "sort field not supported"))
     False
     """
-    words = _status_said(error.status).sub(" ", said(error))
-    words = re.sub(_PHRASES, " ", words, flags=re.IGNORECASE)
+    words = status_said(error.status).sub(" ", said(error))
+    words = SIGNATURE.sub(" ", re.sub(PHRASES, " ", words, flags=re.IGNORECASE))
     return not _NO_WORD.sub("", words)
 
 
@@ -61,7 +74,8 @@ def about_page(error: ApiError, sent: int, body: int = 0) -> bool:
     size (:data:`_PAGE_WORDS`), or it is a 413 saying nothing but its status (:func:`vague`)
     of a request whose ``body`` (bytes besides ``limit``; 0 for a GET) is at most
     :data:`SMALL_BODY`. A bound stated of anything else (``too many values in filter (at
-    most 500)``, ``the maximum of 100 per minute``), or of nothing named (``ensure this value
+    most 500)``, ``the maximum of 100 per minute``, ``the limit of 500 values``, ``size limit
+    of 1000 bytes``), or of nothing named (``ensure this value
     is less than or equal to 100``), is not taken as the page's; a status outside
     :data:`TOO_LARGE` is about something else.
 
@@ -84,6 +98,12 @@ def about_page(error: ApiError, sent: int, body: int = 0) -> bool:
     False
     >>> about_page(BadRequestError(400, "BAD_REQUEST", "rate limit: at most 100 a minute"), 1000)
     False
+    >>> about_page(BadRequestError(400, "X", "filter ids exceeds the limit of 500 values"), 1000)
+    False
+    >>> about_page(BadRequestError(413, "X", "request body exceeds size limit of 1000 bytes"), 1000)
+    False
+    >>> about_page(BadRequestError(400, "X", "limit of 100 rows exceeded"), 1000)
+    True
     """
     if error.status not in TOO_LARGE:
         return False

@@ -57,7 +57,8 @@ The walk never trusts ``meta`` blindly:
   ``count_mismatch`` of the rows lost (:meth:`_Walk.short`): the next page starts past them,
   and a walk capped by ``limit`` would fill up with later rows in their place. It is none
   when the rows read reach ``meta.total`` (the last page of a service whose ``has_more``
-  stays true), nor, without a ``total``, when the next page is empty;
+  stays true), nor, without a ``total``, when the next page is empty (asked once even when
+  ``limit`` ends the walk on the short page);
 - no walk goes past :data:`MAX_PAGES` pages.
 
 Pages that fail after their retries are listed in :attr:`Pages.failed`; the caller raises
@@ -666,9 +667,9 @@ class _Walk(Generic[T]):
             )
             self.done = True
             return page
+        # ended by limit on a short page said to be followed by more: the page after it
+        # settles it (:func:`_settle_last`), as it does a walk without limit
         self.done = self.pages.enough or self.last(ready) or self.limited()
-        if self.done and (self.pages.enough or self.limited()):
-            self.settle_short(1)  # ended on a short page: its rows may stand in for lost ones
         return page
 
     def short(self, number: int, page: PageRead, rows: int) -> None:
@@ -684,7 +685,8 @@ class _Walk(Generic[T]):
         A short page is the last one, whatever its ``has_more`` says, when the rows read (its
         own included) reach ``meta.total`` (page 1's: ``page.total`` on page 1 itself); with
         no ``total``, it is said only once a later page brings rows (:meth:`settle_short`:
-        an empty next page says it was the last), or once the walk ends by ``limit`` on it.
+        an empty next page says it was the last), the walk ending by ``limit`` on it or not
+        (:func:`_settle_last` then asks the next page, once).
 
         Examples
         --------
@@ -870,7 +872,7 @@ def pull_pages(
     has_more = first.has_more
     del first  # its items are parsed: holding them would only make every collection longer
     if walk.done:
-        return _read(walk)
+        return _read(walk, fetch)
     planned = min(MAX_PAGES, math.ceil(expected / served)) if expected is not None else None
     walk.planned = planned
     # page 1 says more is coming while total says it was all: follow has_more
@@ -879,24 +881,44 @@ def pull_pages(
     if numbering is not None and not numbering.known and (planned is None or planned > 1 or beyond):
         second = _second_page(walk, fetch, served, numbering)
         if walk.done:  # page 2 was the last, or its request failed: nothing more to read
-            return _read(walk)
+            return _read(walk, fetch)
         if second is not None:  # the service's second page: the walk goes on from page 3
             start = 3
             beyond = beyond or (planned is not None and planned <= 2 and bool(second.has_more))
     _walk_rest(
         walk, fetch, unread, served, planned, workers, progress, desc, pool, lookup, beyond, start
     )
-    return _read(walk)
+    return _read(walk, fetch)
 
 
-def _read(walk: _Walk[T]) -> Pages[T]:
+def _read(walk: _Walk[T], fetch: Callable[[int, int], Response]) -> Pages[T]:
     """The pages of a walk that has ended; once the caller said it had ``enough``, the rows
-    they should hold are at most those of the pages read (:attr:`Pages.held`)."""
+    they should hold are at most those of the pages read (:attr:`Pages.held`). A walk ended by
+    ``limit`` (or ``enough``) on a short page said to be followed by more, with no
+    ``meta.total`` to tell, first asks the page after it (:func:`_settle_last`)."""
+    if walk.pending is not None and (walk.pages.enough or walk.limited()):
+        _settle_last(walk, fetch)
     pages = walk.pages
     read = len(pages.infos) * pages.size
     if pages.enough and pages.expected is not None and read < pages.expected:
         pages.expected, pages.held = read, True
     return pages
+
+
+def _settle_last(walk: _Walk[Any], fetch: Callable[[int, int], Response]) -> None:
+    """Settle the short page a walk ended on by ``limit`` (:attr:`_Walk.pending`) as a walk
+    without ``limit`` does: the page after it, asked once on this thread and not kept, says
+    whether rows were lost (it brings rows) or the short page was the last (it is empty). A
+    request that fails tells nothing: the rows are said lost, as they may be."""
+    assert walk.pending is not None
+    number = walk.pending[0] + 1
+    try:
+        rows = walk.prepare(number, fetch(number, walk.size)).info.rows
+    except DealframeError as exc:
+        if closed(exc) or (isinstance(exc, FATAL_ERRORS) and not isinstance(exc, _STOPPING)):
+            raise
+        rows = 1
+    walk.settle_short(rows)
 
 
 def _second_page(

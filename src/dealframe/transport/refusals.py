@@ -10,7 +10,7 @@ A bound is read from the service's words alone (:attr:`~dealframe.errors.ApiErro
 and ``details.errors``), never from what dealframe wrote of the answer: the summary of a
 body that is not JSON (``15 bytes of text/plain``) states no bound, nor does the status the
 body repeats (``413 Request Entity Too Large``), nor a number inside a word (``r-1``,
-``v2``). A refusal stating none is halved, and halved again until a size is taken.
+``v2``), nor the version of the server that wrote an error page (``nginx/1.18.0``). A refusal stating none is halved, and halved again until a size is taken.
 """
 
 from __future__ import annotations
@@ -20,7 +20,15 @@ from collections.abc import Callable
 
 from dealframe.errors import ApiError
 
-__all__ = ["TOO_LARGE", "said", "smaller_size", "stated_bound"]
+__all__ = [
+    "PHRASES",
+    "SIGNATURE",
+    "TOO_LARGE",
+    "said",
+    "smaller_size",
+    "stated_bound",
+    "status_said",
+]
 
 #: Statuses with which a service may refuse a request as too large (a batch of names, a
 #: ``limit``, a chunk of SKUs): 400, 413, and 422 (FastAPI's validation status).
@@ -47,13 +55,25 @@ def said(error: ApiError) -> str:
 #: a range's (``1-100``) is.
 _NUMBER = re.compile(r"(?<!\w)(?<![A-Za-z_]-)\d+(?![A-Za-z_])")
 #: Reason phrases a body may repeat after its status (``413 Request Entity Too Large``).
-_PHRASES = (
+PHRASES = (
     r"bad\s+request|(?:request\s+entity|payload|content)\s+too\s+large"
     r"|unprocessable\s+(?:entity|content)"
 )
 
 
-def _status_said(status: int) -> re.Pattern[str]:
+#: The signature of the server that wrote an error page (nginx's and Cloudflare's stock pages
+#: end with one): a product and its version (``nginx/1.18.0 (Ubuntu)``, ``Apache/2.4.41``), or
+#: the bare name of a proxy or CDN (``cloudflare``, ``openresty``). Its numbers state no bound,
+#: and its words say nothing of the request.
+SIGNATURE = re.compile(
+    r"\b[A-Za-z][\w.-]*/v?\d+\.\d[\w.-]*(?:\s*\([^()]*\))?"
+    r"|\b(?:cloudflare|cloudfront|nginx|openresty|apache|envoy|caddy|awselb|haproxy|varnish"
+    r"|akamai(?:ghost)?|microsoft-iis)\b",
+    re.IGNORECASE,
+)
+
+
+def status_said(status: int) -> re.Pattern[str]:
     """The status as a body writes it: ``HTTP 413``, ``status: 413``, ``"status": 400`` (JSON
     of no known shape), ``Error 400``, ``413 Payload Too Large``, a text that opens with it
     and a colon or a dash (``413: too many names``; ``400 names at most`` states a bound)...
@@ -61,7 +81,7 @@ def _status_said(status: int) -> re.Pattern[str]:
     return re.compile(
         rf"(?:\b(?:https?(?:/[\d.]+)?|status(?:\s*code)?|error|code)[\"']?\s*[:=#]?\s*[\"']?"
         rf"{status}\b)"
-        rf"|(?:\b{status}\s*[:-]?\s*(?:{_PHRASES}))"
+        rf"|(?:\b{status}\s*[:-]?\s*(?:{PHRASES}))"
         rf"|(?:^\W*{status}\s*[:-])",
         re.IGNORECASE,
     )
@@ -69,7 +89,8 @@ def _status_said(status: int) -> re.Pattern[str]:
 
 def _below(text: str, sent: int, status: int = 0) -> list[int]:
     """The numbers written in ``text`` between 0 and ``sent`` (exclusive): numbers standing
-    alone, the refusal's ``status`` written as one left out.
+    alone, the refusal's ``status`` written as one and a server's signature
+    (:data:`SIGNATURE`) left out.
 
     Examples
     --------
@@ -85,9 +106,14 @@ def _below(text: str, sent: int, status: int = 0) -> list[int]:
     [100]
     >>> _below("400 names at most per request", 1000, 400)
     [400]
+    >>> _below("413 Request Entity Too Large nginx/1.18.0 (Ubuntu)", 1000, 413)
+    []
+    >>> _below("HTTP/1.1 400 Bad Request: limit over 250", 1000, 400)
+    [250]
     """
     if status:
-        text = _status_said(status).sub(" ", text)
+        text = status_said(status).sub(" ", text)
+    text = SIGNATURE.sub(" ", text)
     return [int(n) for n in _NUMBER.findall(text) if 0 < int(n) < sent]
 
 
