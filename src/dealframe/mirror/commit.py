@@ -30,8 +30,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 from deltalake import DeltaTable
+from deltalake.exceptions import CommitFailedError
 
 from .absent import absent_said, kept_values
+from .durable import fsync_dir
 from .schema import arrow_schema, schema_problem
 from .store import Part, PartWriter, StagedRows, moved_in, staged_at, staged_tables, step
 from .table import (
@@ -239,6 +241,7 @@ def commit_entity(
             received=received,
             written=written,
             reason=reason,
+            read_version=None if table is None else table.version(),
         )
         if table is not None and schema_problem(entity, pa.schema(table.schema().to_arrow())):
             # the table holds another schema (a repair): delta-rs replaces the schema too
@@ -251,7 +254,13 @@ def commit_entity(
             step("before-commit")
             added = add_files(folder, files)
             step("moved-in")  # the files in the table folder, not yet in its log
-            commit_files(folder, table, added, schema, props, entity)
+            try:
+                commit_files(folder, table, added, schema, props, entity)
+            except CommitFailedError:  # another writer committed first: no log names them
+                for action in added:
+                    (folder / action.path).unlink(missing_ok=True)
+                fsync_dir(folder)
+                raise
             for staging in {path.parent for path, _ in files}:
                 moved_in(staging)  # committed: no listing left for recover to act on
         if staged.absent or staged.nulled:
@@ -285,7 +294,12 @@ def commit_entity(
         if not written:
             return 0
         props = commit_properties(
-            "sync", checkpoint=checkpoint, sync=sync, received=received, written=written
+            "sync",
+            checkpoint=checkpoint,
+            sync=sync,
+            received=received,
+            written=written,
+            read_version=table.version(),
         )
         step("before-commit")
         upsert_rows(folder, table, rows, "id", props, entity, ahead)

@@ -570,7 +570,9 @@ def _sync_entity(
     # the last commit that wrote rows (not a compaction's, which copies its checkpoint)
     info = last_info(table, SYNC_OPERATIONS) if table is not None and problem is None else None
     if table is not None and info is not None:  # rows another writer changed: rebuilt
-        problem = foreign_change(table, info.version)
+        # from the version that sync read: an append committed while it wrote is under its commit
+        read = info.read_version
+        problem = foreign_change(table, info.version if read is None else read)
         info = None if problem is not None else info
     old = info.checkpoint if info is not None else None
     if old is not None and pd.Timestamp(old) > until:  # a row stamped ahead moved it there
@@ -630,6 +632,16 @@ def _sync_entity(
             rebuild = check(root / entity, table, entity, deep=True) if table is not None else None
             if rebuild is None:
                 raise
+        else:  # another writer's append passes Delta's conflict check: look under the commit
+            if table is not None:
+                rebuild = foreign_change(open_table(root / entity), table.version())
+            if rebuild is not None and conflicted:
+                raise MirrorLockedError(
+                    f"another writer committed to the mirror's {entity} table at "
+                    f"{root / entity} while this sync wrote it, twice ({rebuild}); the next "
+                    "sync rebuilds the table: sync again when that writer is done"
+                )
+            again = rebuild is not None
     if rebuild is not None or again:  # (the read ahead has ended)
         # a damaged table is rebuilt from a full pull; one another writer committed to
         # meanwhile is synced again from what it holds now (rebuilt if its rows changed)
@@ -645,8 +657,8 @@ def _sync_entity(
             progress=progress,
             repair=repair,
             said=said,
-            force_full=rebuild,
-            conflicted=again,
+            force_full=rebuild or force_full,
+            conflicted=conflicted or again,
         )
     if problem is not None:
         said.append(

@@ -90,6 +90,7 @@ KEYS = {
     "schema": "dealframe.schema_version",
     "reason": "dealframe.reason",
     "oldest_kept": "dealframe.oldest_kept",
+    "read_version": "dealframe.read_version",
 }
 #: The operations of commits that bring a table up to date with the service.
 SYNC_OPERATIONS = ("full", "sync", "repair", "migrate")
@@ -126,6 +127,9 @@ class CommitInfo:
     rows_written: int | None
     reason: str | None
     oldest_kept: int | None
+    #: The table's version the commit's sync read (and wrote over): another writer's commits
+    #: after it and before this one are not in what the sync wrote (None: not recorded).
+    read_version: int | None = None
 
 
 def writer_properties() -> WriterProperties:
@@ -142,6 +146,7 @@ def commit_properties(
     written: int | None = None,
     reason: str | None = None,
     oldest_kept: int | None = None,
+    read_version: int | None = None,
 ) -> CommitProperties:
     """The commit metadata of one mirror commit.
 
@@ -161,6 +166,7 @@ def commit_properties(
         ("received", received),
         ("written", written),
         ("oldest_kept", oldest_kept),
+        ("read_version", read_version),
     ):
         if value is not None:
             meta[KEYS[key]] = str(value)
@@ -263,6 +269,7 @@ def _info(entry: dict[str, Any]) -> CommitInfo:
         number("written"),
         entry.get(KEYS["reason"]) or None,
         number("oldest_kept"),
+        number("read_version"),
     )
 
 
@@ -324,17 +331,22 @@ _NO_ROW_CHANGE = frozenset(
 
 
 def foreign_change(table: DeltaTable, since: int) -> str | None:
-    """What another writer changed in the table after the mirror's commit ``since`` (the last
-    that wrote rows: :data:`SYNC_OPERATIONS`), in words, or None: the oldest later commit
-    without the mirror's metadata (:data:`KEYS`; the mirror's own compactions carry it, and
-    change no row) whose operation may change rows (a ``DELETE``, ``UPDATE``, ``MERGE``, ``WRITE``, ``RESTORE``...;
-    not an ``OPTIMIZE``, ``VACUUM`` or property change). The change feed from the mirror's
-    checkpoint would not undo it: rows deleted there never come back.
+    """What another writer changed in the table after version ``since``, in words, or None:
+    the oldest later commit without the mirror's metadata (:data:`KEYS`; the mirror's own
+    commits, its compactions too, carry it) whose operation may change rows (a ``DELETE``,
+    ``UPDATE``, ``MERGE``, ``WRITE``, ``RESTORE``...; not an ``OPTIMIZE``, ``VACUUM`` or
+    property change). The change feed from the mirror's checkpoint would not undo it: rows
+    deleted there never come back, rows appended there stay as duplicates.
+
+    ``since`` is the version the mirror's last sync that wrote rows (:data:`SYNC_OPERATIONS`)
+    read (:attr:`CommitInfo.read_version`), or that sync's own version when it recorded none:
+    Delta's conflict check lets another writer's append through while a sync writes, so the
+    sync's commit may land on top of such a commit.
 
     Examples
     --------
     >>> foreign_change(DeltaTable("mirror/deals"), 1)  # doctest: +SKIP
-    'version 2 (DELETE, committed after the mirror's last sync at version 1) ...'
+    'another writer changed its rows: version 2 (DELETE, committed after version 1 ...'
     """
     newer = table.version() - since
     if newer <= 0:
@@ -345,9 +357,8 @@ def foreign_change(table: DeltaTable, since: int) -> str | None:
             continue
         return (
             f"another writer changed its rows: version {info.version} "
-            f"({operation or 'an unnamed operation'}, committed after the mirror's last sync at "
-            f"version {since}, "
-            "without the mirror's metadata); the change feed from the mirror's checkpoint "
+            f"({operation or 'an unnamed operation'}, committed after version {since}, which "
+            "the mirror's last sync read, without the mirror's metadata); the change feed from the mirror's checkpoint "
             "would not undo it (rows it deleted would never come back)"
         )
     return None
