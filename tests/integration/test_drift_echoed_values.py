@@ -158,6 +158,11 @@ def _meta_note(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def _public_note(doc: dict[str, Any]) -> dict[str, Any]:
+    doc.setdefault("meta", {})["note"] = f"for {PUBLIC}"
+    return doc
+
+
 def test_a_token_holding_a_quote_or_backslash_is_blanked(sandbox, proxy):
     proxy.auth_map.update({ODD: sandbox.private_key, PUBLIC: sandbox.public_token})
     proxy.add(f"^{P}/companies$", items_edit(lambda item: item.update(name=ODD)))
@@ -177,7 +182,7 @@ def test_a_body_with_nan_tokens_is_blanked_too(client, proxy):
     assert any("NaN" in m for m in said) and any("(***): blanked" in m for m in said), said
 
 
-@pytest.mark.parametrize("what", ["profile", "aggregate"])
+@pytest.mark.parametrize("what", ["profile", "aggregate", "group-current"])
 def test_a_profile_or_an_aggregate_blanked_is_said(client, proxy, sandbox, what):
     """A company profile named by the token, an aggregate whose ``meta`` holds it: blanked,
     and now said by an ``echoed_token`` finding as a list's is (it was silent)."""
@@ -186,11 +191,15 @@ def test_a_profile_or_an_aggregate_blanked_is_said(client, proxy, sandbox, what)
             ident = direct.private.companies(limit=1)["id"].iloc[0]
         proxy.add(f"^{P}/companies/[^/]+$", edit(_profile_named))
         got = outcome(lambda: client.private.company(ident))
-    else:
+    elif what == "aggregate":
         proxy.add(f"^{P}/transactions/aggregate$", edit(_meta_note))
         got = outcome(lambda: client.private.aggregate("ebitda", "year"))
+    else:  # Family A's group answer, read without read_items: said all the same
+        proxy.add("^/api/v2/groups/current$", edit(_public_note))
+        got = outcome(lambda: client.public.group_current(countries=["USA"]))
     assert got.error is None, repr(got.error)
     frame = got.value
-    assert SECRET not in frame.to_csv() + repr(frame.attrs)
+    text = frame.to_csv() + repr(frame.attrs)
+    assert SECRET not in text and PUBLIC not in text
     assert "echoed_token" in [f["kind"] for f in frame.attrs["findings"]], frame.attrs
     assert any("(***): blanked" in m for m in got.warned(Warning))

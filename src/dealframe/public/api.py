@@ -33,6 +33,7 @@ from ..contract import (
     no_meta,
     read_items,
     respelled_fields,
+    say_echoed,
     shaping,
     typed_fields,
 )
@@ -1412,6 +1413,7 @@ class PublicApi:
         payload = response.json()
         endpoint = f"POST {GROUP_CURRENT_PATH}"
         found = Findings(endpoint)
+        say_echoed(payload, found)  # its texts the transport blanked (meta's too)
         no_meta(payload, found)  # its meta is not shown, but every Family A answer has one
         meta = read_meta(payload.get("meta"), found)  # counts written as text: read, and said
         with shaping(response.request, endpoint, found):
