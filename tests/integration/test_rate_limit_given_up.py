@@ -13,6 +13,7 @@ that a wait moves, and the requests are counted at a proxy in front of the sandb
 from __future__ import annotations
 
 import logging
+import pickle
 import re
 import sys
 import threading
@@ -30,7 +31,7 @@ from _drift_proxy import Action, Exchange, Proxy, api_error
 
 import dealframe.sandbox
 from dealframe.client import Client
-from dealframe.errors import IncompleteResultError, RateLimitedError
+from dealframe.errors import IncompleteResultError, RateLimitedError, ServerError
 from dealframe.sandbox.faults import FaultPlan
 from dealframe.transport import retry as _retry
 
@@ -421,3 +422,103 @@ def test_deals_with_investors_keep_their_listing_when_no_profile_could_be_sent(p
     assert all(isinstance(e, RateLimitedError) for e in info.value.errors)
     assert proxy.count(r"^/api/private/v1/transactions/[^/]+$") == 0  # no profile sent
     assert clock.slept == 0
+
+
+# ------------------------------------------------------------- the answers a request got
+#
+# A request given up on says every answer it got, in order, not the last alone.
+#
+# A request answered 503, 503, then 429 (``Retry-After: 3``) that the client gave up on (its
+# ``retries`` spent, or a wait its ``call_budget`` could not hold) raised ``429 RATE_LIMITED:
+# ...; gave up after 3 attempts; the service asked to wait 3 s``: nothing said the two 503s
+# before it. One answered 503 twice that a closed gate then kept out (``not sent again``) named
+# only the rate limit. The message now lists the answers when one of them is not of the
+# error's own status (``gave up after 3 attempts (503, 503, 429)``), ``.answers`` holds them
+# all (``("503", "503", "429 (asked to wait 3 s)")``) and ``.attempts`` counts them. Answers
+# all of one status are said as before (``gave up after 3 attempts``).
+
+
+@pytest.mark.parametrize(
+    ("settings", "why"),
+    [
+        ({"retries": 2}, ""),
+        ({"retries": 5, "call_budget": 2}, "; call budget exhausted (next retry was due in 3.0 s)"),
+    ],
+    ids=["retries-spent", "budget-short"],
+)
+def test_the_503s_before_the_429_given_up_on_are_said(parts, settings, why):
+    sb, plan, proxy = parts
+    client, _ = _client(sb, proxy, **settings)
+    with client:
+        plan.script(SEARCH, ["503", "503", "429"])
+        with pytest.raises(RateLimitedError) as info:
+            client.public.search()
+    error = info.value
+    assert proxy.count(SEARCH) == 3 and error.attempts == 3
+    assert str(error) == (
+        "429 RATE_LIMITED: Too many requests (POST /api/v2/companies); gave up after 3 "
+        f"attempts (503, 503, 429); the service asked to wait 3 s{why}"
+    )
+    assert error.answers == ("503", "503", "429 (asked to wait 3 s)")
+    again = pickle.loads(pickle.dumps(error))
+    assert again.answers == error.answers and str(again) == str(error)
+
+
+def test_answers_all_of_the_error_s_status_are_not_listed(parts):
+    sb, plan, proxy = parts
+    client, _ = _client(sb, proxy, retries=2)
+    with client:
+        plan.script(SEARCH, ["503", "503", "503"])
+        with pytest.raises(ServerError) as info:
+            client.public.search()
+    assert info.value.answers == ("503", "503", "503") and info.value.attempts == 3
+    assert "; gave up after 3 attempts" in str(info.value)
+    assert "attempts (" not in str(info.value)
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["gate-outlasts-budget", "held-back"])
+def test_a_request_not_sent_again_says_the_answers_it_got(parts, monkeypatch, held):
+    """503, 503, then another request's 429 lands while it backs off: its gate closed past
+    the call's budget (3 s against 2), or its family held back for a wait longer than
+    ``retry_after_max``. The error is the rate limit's (429), not sent again, and says the
+    two 503s the request got."""
+    sb, plan, proxy = parts
+    client, clock = _client(sb, proxy, retries=5, call_budget=2)
+    gate = client._transport.gate
+    calls = [0]
+
+    def backoff(seconds: float) -> None:  # after the second 503: the rate limit lands
+        calls[0] += 1
+        if calls[0] == 2:
+            if held:
+                gate.hold("public", 120.0)
+            else:
+                gate.block_for(WAIT, key="public")
+
+    monkeypatch.setattr(_retry, "sleep", backoff)
+    with client:
+        plan.script(SEARCH, ["503", "503"])
+        with pytest.raises(RateLimitedError) as info:
+            client.public.search()
+    error = info.value
+    assert proxy.count(SEARCH) == 2 and clock.slept == 0
+    assert error.attempts == 2 and error.status == 429
+    said = str(error)
+    assert said.startswith("429 RATE_LIMITED: not sent again: ")
+    assert "(POST /api/v2/companies); gave up after 2 attempts (503, 503); call again after " in (
+        said
+    )
+    assert error.answers == ("503", "503")
+
+
+def test_a_failure_without_an_answer_is_said_by_its_kind(parts):
+    """A dropped connection, then a 503: the ``ServerError`` says both (straight to the
+    sandbox: the proxy answers a dropped connection itself)."""
+    sb, plan, _ = parts
+    client = Client(sb.url, sb.public_token, sb.private_key, **SETTINGS, retries=1)
+    with client:
+        plan.script(SEARCH, ["drop", "503"])
+        with pytest.raises(ServerError) as info:
+            client.public.search()
+    assert str(info.value).endswith("; gave up after 2 attempts (connection, 503)")
+    assert info.value.answers == ("connection", "503") and info.value.attempts == 2
