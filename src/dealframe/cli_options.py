@@ -611,6 +611,27 @@ def texts(value: str) -> list[str]:
     return parts
 
 
+def _positionals(parser: argparse.ArgumentParser) -> list[str]:
+    """The names of ``parser``'s positional arguments as its usage writes them (``PATH``),
+    sub-commands aside."""
+    return [
+        str(a.metavar or a.dest)
+        for a in parser._actions
+        if not a.option_strings and not isinstance(a, argparse._SubParsersAction)
+    ]
+
+
+def _refuses(message: str, option: str, word: str) -> bool:
+    """Whether the usage error ``message`` refuses ``word`` as a value of ``option``
+    (``invalid --country: ... got 'out'``, ``argument --region: ... 'out'``), other than as a
+    typo of one (did-you-mean says that)."""
+    return (
+        bool(re.match(rf"(invalid|argument) {re.escape(option)}\b", message))
+        and repr(word) in message
+        and "did you mean" not in message  # a typo of a value, said as such
+    )
+
+
 def looks_like_codes(word: str) -> bool:
     """Whether ``word`` is meant as country codes (:func:`countries`): two or three letters,
     comma-separated; a typo (``gbr``, ``GER``, ``DE``) is taken, to be refused with the code
@@ -951,6 +972,13 @@ class Parser(argparse.ArgumentParser):
             took = "; ".join(f"{o} took {word!r} as one of its values" for o, word in taken)
             first = ", ".join(dict.fromkeys(o for o, _ in taken))
             message += f" ({took}: give {missing.group(1)} before {first})"
+        elif refused := [(o, w) for o, w in taken if _refuses(message, o, w)]:
+            option, word = refused[0]  # a list option took the next argument and refused it
+            meant = " or ".join(_positionals(chosen)) or "an argument"
+            message += (
+                f" ({option} took {word!r} as one of its values: if it is {meant}, give it "
+                f"before {option})"
+            )
         self._say(chosen.prog, message)
 
     def _get_value(self, action: argparse.Action, arg_string: str) -> Any:

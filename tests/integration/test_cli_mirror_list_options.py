@@ -82,3 +82,29 @@ def test_a_path_that_could_be_a_value_is_not_guessed(capsys, tmp_path, monkeypat
         capsys,
     )
     assert code == 2 and "invalid --country" in err and "PATH" not in err, err
+
+
+@pytest.mark.parametrize(
+    "words",
+    [["--country", "DEU", "out"], ["--country", "DEU", "OUT"], ["--country", "GBR,DEU", "mir"]],
+)
+def test_a_path_refused_as_a_value_says_where_path_goes(words, capsys, tmp_path, monkeypatch):
+    """PATH taken as one more value (two or three letters read as a country code) and
+    refused as one: the refusal says which option took it and to give PATH before it, before
+    the sandbox starts."""
+    monkeypatch.chdir(tmp_path)
+    code, err = run(["mirror", "snapshot-public", *words, "--sandbox"], capsys)
+    assert code == 2
+    line = err.strip().splitlines()[-1]
+    option, word = words[0], words[-1]
+    assert (
+        f"({option} took {word!r} as one of its values: if it is PATH, give it before {option})"
+    ) in line, line
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_typo_of_a_value_gets_no_path_hint(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = run(["mirror", "sync", "--entities", "deals", "compnies", "m"], capsys)
+    assert code == 2
+    assert "did you mean 'companies'?" in err and "if it is PATH" not in err, err
