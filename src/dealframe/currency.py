@@ -29,12 +29,15 @@ from dealframe.arguments import checked_keywords, choice
 from dealframe.errors import ValidationError
 from dealframe.frames.schemas import CURRENT_MONETARY
 
-__all__ = ["LCU_SUFFIX", "RATE", "to_local", "to_usd"]
+__all__ = ["CONVERTED", "LCU_SUFFIX", "RATE", "to_local", "to_usd"]
 
 #: The suffix of a local-currency field.
 LCU_SUFFIX = "Lcu"
 #: The rate column: USD per one unit of the local currency.
 RATE = "rateToUsd"
+#: The ``attrs`` key of a conversion's result naming the columns it converted: a field the
+#: document does not name (``netDebtLcu``) then converts back by default.
+CONVERTED = "converted"
 
 
 def _checked(frame: Any, rate: Any) -> np.ndarray:
@@ -116,8 +119,10 @@ def to_usd(
     -------
     pandas.DataFrame
         Same index; one ``float64`` column per field, named without the ``Lcu`` suffix
-        (``marketCapLcu`` → ``marketCap``), then the rate column (so :func:`to_local` takes
-        the result back). A missing, non-positive or infinite rate gives NaN.
+        (``marketCapLcu`` → ``marketCap``), then the rate column, so :func:`to_local` takes
+        the result back: ``attrs["converted"]`` names the converted columns, fields the
+        document does not name (``netDebtLcu``) included. A missing, non-positive or
+        infinite rate gives NaN.
 
     Raises
     ------
@@ -143,8 +148,16 @@ def to_usd(
     for name in names:
         with np.errstate(over="ignore", invalid="ignore"):  # inf stays inf, NaN stays NaN
             out[name[: -len(LCU_SUFFIX)]] = _numbers(frame, name, "fields") * rates
+    return _result(frame, out, rate)
+
+
+def _result(frame: pd.DataFrame, out: dict[str, np.ndarray], rate: str) -> pd.DataFrame:
+    """The converted columns ``out``, then the rate; ``attrs`` name the converted ones."""
+    converted = list(out)
     out[rate] = _numbers(frame, rate, "rate")
-    return pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)
+    result = pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)
+    result.attrs[CONVERTED] = converted
+    return result
 
 
 @checked_keywords
@@ -159,7 +172,8 @@ def to_local(
         Current data with ``rateToUsd`` (see :func:`to_usd`).
     fields : str or list of str, optional
         USD columns to convert (default: every column ``x`` of the frame for which the
-        service also sends ``xLcu``, and the document's monetary fields present).
+        service also sends ``xLcu``, the document's monetary fields present, and, of a
+        :func:`to_usd` result, the columns it converted: ``attrs["converted"]``).
     rate : str, default "rateToUsd"
         The rate column.
 
@@ -167,7 +181,8 @@ def to_local(
     -------
     pandas.DataFrame
         Same index; one ``float64`` column per field, named with the ``Lcu`` suffix
-        (``enterpriseValue`` → ``enterpriseValueLcu``), then the rate column.
+        (``enterpriseValue`` → ``enterpriseValueLcu``), then the rate column;
+        ``attrs["converted"]`` names the converted columns.
 
     Raises
     ------
@@ -183,12 +198,15 @@ def to_local(
     """
     rates = _checked(frame, rate)
 
-    def monetary(c: Any) -> bool:  # a USD amount: one of the document's, or one with an Lcu twin
-        return isinstance(c, str) and (f"{c}{LCU_SUFFIX}" in frame.columns or c in CURRENT_MONETARY)
+    converted = frame.attrs.get(CONVERTED) or ()  # a to_usd result: what it converted
+
+    def monetary(c: Any) -> bool:  # a USD amount: the document's, with an Lcu twin, converted
+        return isinstance(c, str) and (
+            f"{c}{LCU_SUFFIX}" in frame.columns or c in CURRENT_MONETARY or c in converted
+        )
 
     default = [c for c in frame.columns if monetary(c)]
     names = _names(frame, fields, default, "USD monetary columns (marketCap ...)")
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         out = {f"{name}{LCU_SUFFIX}": _numbers(frame, name, "fields") / rates for name in names}
-    out[rate] = _numbers(frame, rate, "rate")
-    return pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)
+    return _result(frame, out, rate)

@@ -1,0 +1,49 @@
+"""``to_local(to_usd(current))`` gives back every ``Lcu`` field of a service that sends fields
+the document does not name (the sandbox's ``extra-fields`` profile: ``netDebt`` and
+``netDebtLcu``), over HTTP. ``to_local`` used to take, by default, only the document's monetary
+fields and those with an ``Lcu`` twin, which a ``to_usd`` result never has: ``netDebtLcu`` was
+lost on the way back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dealframe
+from dealframe import Client
+from dealframe.sandbox import run
+
+
+@pytest.fixture(scope="module")
+def current() -> Iterator[pd.DataFrame]:
+    with (
+        run(scale=0.03, seed=5, profile="extra-fields") as served,
+        Client.for_sandbox(served, progress=False) as client,
+    ):
+        yield client.public.current(client.public.search().index[:20])
+
+
+def test_an_undocumented_lcu_field_converts_back(current):
+    assert "netDebtLcu" in current.columns  # the profile serves it
+    usd = dealframe.to_usd(current)
+    assert "netDebt" in usd.columns
+    back = dealframe.to_local(usd)
+    lcu = sorted(c for c in current.columns if c.endswith("Lcu"))
+    assert sorted(c for c in back.columns if c.endswith("Lcu")) == lcu
+    both = current["netDebtLcu"].notna() & back["netDebtLcu"].notna()
+    assert both.sum() > 5
+    np.testing.assert_allclose(
+        back.loc[both, "netDebtLcu"], current.loc[both, "netDebtLcu"], rtol=1e-9
+    )
+    assert back.attrs["converted"] == [f"{c}Lcu" for c in usd.attrs["converted"]]
+
+
+def test_a_plain_frame_still_takes_only_monetary_fields(current):
+    """Without a conversion's ``attrs``, ``netDebt`` (no ``Lcu`` twin in the frame, not a
+    documented field) is no known USD amount: not converted by default, as before."""
+    plain = dealframe.to_usd(current).copy()
+    plain.attrs = {}
+    assert "netDebtLcu" not in dealframe.to_local(plain).columns
