@@ -47,6 +47,7 @@ from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import _uuid_text, cast, empty_frame, to_booleans
 from dealframe.frames.objects import _strings_in_order, _taken_text, object_lists
 from dealframe.frames.private import deals_frame
+from dealframe.frames.repeated import repeated_rows
 from dealframe.frames.schemas import (
     EDGES,
     PARTICIPANT_COLUMNS,
@@ -83,6 +84,9 @@ _ROLE_DTYPE = pd.CategoricalDtype(list(ROLES))
 _FROM_DEALS = tuple(c for c in PARTICIPANTS if c.name in ("deal_id", *_CARRIED))
 #: ``attrs`` key of an exploded frame: deals whose full investor list was missing.
 WITHOUT_INVESTORS = "deals_without_investors"
+#: The ``attrs`` key of an explode's count of the rows of ``deals`` left out as repeats of
+#: another row's deal (:func:`~dealframe.frames.repeated.repeated_rows`).
+REPEATED = "repeated_deals"
 #: Columns of an exploded frame that :func:`co_investment_edges` reads.
 _READ = ("deal_id", "role", "participant_id", "participant_name", "deal_date", "deleted", MISSING)
 #: ``attrs`` keys of an exploded frame: the ids of its deals without their full investor list
@@ -326,7 +330,10 @@ def explode_participants(
         ``investors_missing`` (``boolean``: ``investor`` is among ``roles`` and the deal's
         full ``investors`` list is null or absent, so its investor rows are missing; never
         null). Every column is there whatever ``deals`` holds. Rows are in
-        deal order, then role order, then list order.
+        deal order, then role order, then list order. A deal that several rows of
+        ``deals`` hold (a ``concat`` of overlapping pulls, stacked sub-collections) is
+        exploded once, from its newest row by ``updated_at`` (else its last), warned of;
+        ``attrs["repeated_deals"]`` counts the rows left out.
         ``attrs["deals_without_investors"]`` counts the deals whose investor list
         was missing; ``attrs["live_deals_without_investors"]`` and
         ``attrs["deleted_deals_without_investors"]`` hold the ids of those of them that have
@@ -347,6 +354,8 @@ def explode_participants(
 
     Warns
     -----
+    dealframe.DealframeWarning
+        Rows of ``deals`` repeat another row's deal id: each deal is read once.
     dealframe.MissingInvestorsWarning
         ``investor`` is among ``roles`` and some deals have no full investor list: deal list
         rows carry lead investors and buyers only, and a deal of a ``with_investors=True``
@@ -387,6 +396,10 @@ def explode_participants(
             f"column; it has {', '.join(map(repr, has))})",
             got=roles,
         )
+    repeated = repeated_rows(deals)
+    if repeated is not None:  # each deal read once: one row per (deal, role, participant)
+        deals = deals[~repeated]
+        _say_repeated(int(repeated.sum()))
     found, values = _read_roles(deals, present)
     # found counts through the columns one after another: its blocks are the roles
     ends = np.searchsorted(found, np.arange(1, len(present) + 1) * len(deals))
@@ -424,6 +437,7 @@ def explode_participants(
     missing = int(lacking.sum())
     frame.attrs[WITHOUT_INVESTORS] = missing
     frame.attrs[ROLES_READ] = tuple(present)
+    frame.attrs[REPEATED] = 0 if repeated is None else int(repeated.sum())
     frame.attrs.update(_lacking_with_rows(lacking_rows, frame["deal_id"], frame["deleted"]))
     if missing:
         warnings.warn(
@@ -437,6 +451,17 @@ def explode_participants(
             stacklevel=user_stacklevel(),
         )
     return frame
+
+
+def _say_repeated(rows: int) -> None:
+    warnings.warn(
+        f"{rows:,} {plural(rows, 'row')} of deals repeat the id of another row (a concat of "
+        "overlapping pulls, the sub-collections of several ids stacked): each deal is "
+        "exploded once, from its newest row by updated_at (else its last), so that no "
+        f"participant is counted twice; attrs[{REPEATED!r}] counts the rows left out",
+        DealframeWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _lacking_with_rows(
