@@ -27,6 +27,7 @@ import numbers
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, ParamSpec, TypeAlias, TypeVar
 
@@ -82,7 +83,26 @@ DateLike: TypeAlias = str | dt.date | np.datetime64
 
 
 def finite_number(value: Any, argument: str, what: str = "a finite number") -> int | float:
-    """``value`` as a JSON number: a finite real, not a boolean, within 64 bits if an integer."""
+    """``value`` as a JSON number: a finite real (a ``decimal.Decimal`` too), not a boolean,
+    within 64 bits if an integer.
+
+    A ``Decimal`` is no ``numbers.Real`` but is a number all the same: sent as an ``int``
+    when written without decimals (``Decimal("100")``), else as a ``float``.
+
+    Examples
+    --------
+    >>> finite_number(Decimal("100.5"), "valuation_min"), finite_number(Decimal("7"), "x")
+    (100.5, 7)
+    >>> finite_number(Decimal("NaN"), "valuation_min")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid valuation_min: expected a finite number, got Decimal('NaN')
+    """
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValidationError(argument, what, got=value)
+        exponent = value.as_tuple().exponent
+        value = int(value) if isinstance(exponent, int) and exponent >= 0 else float(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValidationError(argument, what, got=value)
     if isinstance(value, np.generic):

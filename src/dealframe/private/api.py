@@ -95,11 +95,17 @@ from .batches import (
 )
 from .counts import say_count
 from .fields import absent_fields, check_fields, profile_fields, valued_keys
-from .filters import OPEN_LISTS, FilterSchema, documented_schema, service_decides
+from .filters import (
+    OPEN_LISTS,
+    FilterSchema,
+    documented_schema,
+    materialised,
+    service_decides,
+)
 from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
 from .ids import check_ids, is_one_id
 from .list_pages import ListParse
-from .outside import drop_outside
+from .outside import drop_outside, say_deleted
 from .page_size import about_page, open_point, vague
 from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
@@ -658,7 +664,8 @@ class PrivateApi:
         once on a value outside a list: they grow)."""
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError("filters", "a dict of filter names to values", got=filters)
-        merged = {**(filters or {}), **kwargs}
+        # read once: a generator would be empty for the second check (service_decides)
+        merged = materialised({**(filters or {}), **kwargs})
         with self._lock:
             held = self._schemas.get(entity)
         offline = None if held is not None and not refresh else held or documented_schema(entity)
@@ -1267,7 +1274,8 @@ class PrivateApi:
             Rows per page, 1 to 1000 (a service may serve fewer: ``attrs["limit"]``).
         strict : bool, default False
             Raise :class:`~dealframe.errors.ServiceContractError` instead of warning
-            when the page contradicts its own ``meta`` (see :mod:`dealframe.contract`).
+            when the page contradicts its own ``meta`` or holds rows outside the filters
+            sent (see :mod:`dealframe.contract`).
         {refresh}
         {cache}
 
@@ -1277,7 +1285,12 @@ class PrivateApi:
             The page's rows; ``attrs`` also holds the pagination meta (``page``, ``limit``,
             ``returned``, ``total``, ``has_more``), and ``absent``: the documented fields some
             items lacked (absent, not null: their columns are null in those rows), each with
-            the ids of those rows (``{}`` when every item held every field).
+            the ids of those rows (``{}`` when every item held every field). Rows outside
+            the filters sent (a service that ignored one; a deleted row without
+            ``include_deleted``) are dropped with an ``unrequested`` finding, as the list
+            calls drop them: the frame may then hold fewer rows than ``returned`` says.
+            Rows below ``updated_at`` are kept: a change-feed walk reads them as the service
+            ignoring its cursor (dropped, the page would look like the feed's end).
 
         Examples
         --------
@@ -1312,6 +1325,11 @@ class PrivateApi:
         built = len(frame)
         lacking = _absent_keys(read.items, entity) if built == len(read.items) else {}
         frame, at = dedupe_at(frame, "id", found, np.arange(built), newest="updated_at")
+        # rows the filters sent exclude (a service that ignored one): dropped, as lists do;
+        # but for ``updated_at``, the cursor of a change-feed walk: a row below it is how the
+        # walk tells a service ignoring the filter (dropped, the page would read as the end)
+        checked = {name: value for name, value in wire.items() if name != "updated_at"}
+        frame, at = _carried(lambda f: drop_outside(f, checked, schema, found), frame, at)
         absent: dict[str, list[Any]] = {}  # documented field -> ids of the items lacking it
         if lacking:
             ids = frame["id"].to_numpy(dtype=object)
@@ -2241,6 +2259,7 @@ class PrivateApi:
         null_fields(frame, answer, found, missing=absent)
         outside_vocabulary(frame, "role", ROLES, found)  # after any case or spacing is undone
         _document_values(frame, answer, found)  # first_invested after last_invested ...
+        say_deleted(frame, found, name)  # soft-deleted rows no call can ask for: kept, said
         totals = [pages.total for _, pages in pulled]
         known = [t for t in totals if t is not None]
         attach(

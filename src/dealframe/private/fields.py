@@ -50,6 +50,22 @@ def _names(fields: Any) -> list[str]:
         raise ValidationError("fields", "a list of field names", got=fields)
     else:
         items = list(fields)
+    names = [f.strip() if isinstance(f, str) else f for f in items]
+    if isinstance(fields, str) and fields.strip() and "" in names:
+        # "name," or "name,,founded": say where the empty name is, not that the list is empty
+        blank = names.index("")
+        where = (
+            "before the first comma"
+            if blank == 0
+            else "after the last comma"
+            if blank == len(names) - 1
+            else f"between commas {blank} and {blank + 1}"
+        )
+        raise ValidationError(
+            "fields",
+            f"field names separated by commas, none empty (one is empty {where})",
+            got=fields,
+        )
     if not items or not all(isinstance(f, str) and f.strip() for f in items):
         raise ValidationError("fields", "a non-empty list of field names (strings)", got=fields)
     for f in items:

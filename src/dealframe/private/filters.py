@@ -28,7 +28,7 @@ import datetime as dt
 import functools
 import uuid
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -55,6 +55,7 @@ __all__ = [
     "documented_document",
     "documented_schema",
     "is_day",
+    "materialised",
     "range_bound",
     "service_decides",
     "to_date_string",
@@ -159,6 +160,17 @@ def _as_list(value: Any, argument: str) -> list[Any]:
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise ValidationError(argument, "a list of values", got=value)
     return list(value)
+
+
+def _a(word: str) -> str:
+    """``word`` after its indefinite article, for messages.
+
+    Examples
+    --------
+    >>> _a("investors"), _a("companies")
+    ('an investors', 'a companies')
+    """
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 @dataclass(frozen=True)
@@ -443,7 +455,7 @@ class FilterSchema:
             if not isinstance(name, str) or not name.strip():
                 raise ValidationError(
                     f"filters[{name!r}]",
-                    f"a {self.entity} filter name (valid: {', '.join(self.fields)})",
+                    f"{_a(self.entity)} filter name (valid: {', '.join(self.fields)})",
                     got=name,
                 )
             spec = self.fields.get(name)
@@ -454,7 +466,7 @@ class FilterSchema:
                     continue  # the service's document may list it
                 raise ValidationError(
                     name,
-                    f"a {self.entity} filter{did_you_mean(name, self.fields)}; "
+                    f"{_a(self.entity)} filter{did_you_mean(name, self.fields)}; "
                     f"valid: {', '.join(self.fields)}",
                     got=name,
                 )
@@ -634,7 +646,8 @@ class FilterSchema:
         Raises
         ------
         ValidationError
-            Naming ``sort``: an unknown key or direction, with the closest valid one.
+            Naming ``sort``: an unknown key or direction, with the closest valid one; several
+            keys (comma-separated).
 
         Examples
         --------
@@ -650,6 +663,13 @@ class FilterSchema:
         if not isinstance(sort, str):
             raise ValidationError(
                 "sort", f"'<key>:asc' or '<key>:desc' with key in {keys}", got=sort
+            )
+        if "," in sort:  # the body's sort is one "<key>:<direction>" (section 4.2)
+            raise ValidationError(
+                "sort",
+                f"one sort key, '<key>:asc' or '<key>:desc' with key in {keys} (the service "
+                "sorts by one key: several, comma-separated, are not taken)",
+                got=sort,
             )
         key, _, direction = sort.strip().partition(":")
         key, direction = key.strip(), direction.strip().lower() or "desc"
@@ -837,6 +857,35 @@ def documented_schema(entity: str) -> FilterSchema:
     return FilterSchema(entity, documented_document(entity))
 
 
+def materialised(filters: Mapping[Any, Any]) -> dict[Any, Any]:
+    """``filters`` with every one-shot iterator read into a list, once: a value given as a
+    generator, ``map``, ``filter`` or ``iter(...)``, at the top level or as an operator's
+    value (``{"in": gen}``).
+
+    Filters are checked twice against the same values (:func:`service_decides`: the
+    interface document's types first, then the service's discovery document, and once more
+    after an enum list grew): an iterator read by the first check would leave the second an
+    empty list. Anything that is not an iterator (a list, tuple, set, text, bytes, mapping,
+    ``numpy.ndarray``, ``pandas.Series`` or ``Index``) is left as it is.
+
+    Examples
+    --------
+    >>> materialised({"id": (i for i in ["a"]), "deal_type": {"in": iter(["M&A"])},
+    ...               "country": "FRA"})
+    {'id': ['a'], 'deal_type': {'in': ['M&A']}, 'country': 'FRA'}
+    """
+
+    def once(value: Any) -> Any:
+        return list(value) if isinstance(value, Iterator) else value
+
+    return {
+        name: {op: once(v) for op, v in value.items()}
+        if isinstance(value, Mapping)
+        else once(value)
+        for name, value in filters.items()
+    }
+
+
 def service_decides(
     read: Callable[[bool, int | None], FilterSchema],
     build: Callable[[FilterSchema], _T],
@@ -856,7 +905,9 @@ def service_decides(
     the client holds no copy or ``refresh`` asks) and ``build(schema)`` against it decides
     what it alone knows: filter names beyond the interface document's, operators, enum
     values. An ``EnumValueError`` of ``build`` (enum lists grow) reads the document again
-    (``read(True, None)``) and builds once more, unless ``refresh`` already did.
+    (``read(True, None)``) and builds once more, unless ``refresh`` already did. The checks
+    read the same values several times: filters given as iterators are first read into
+    lists (:func:`materialised`).
 
     Parameters
     ----------

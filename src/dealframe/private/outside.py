@@ -26,11 +26,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dealframe._wording import counted
 from dealframe.contract import Findings
 from dealframe.frames.nested import contains_any
 from dealframe.private.filters import FilterSchema
 
-__all__ = ["drop_outside", "outside_filters"]
+__all__ = ["drop_outside", "outside_filters", "say_deleted"]
 
 #: The list frame's column for a filter whose name is not the column's own.
 COLUMNS = {
@@ -155,7 +156,9 @@ def outside_filters(
     if wire.get("include_deleted") is not True and "deleted" in frame.columns:
         rows = frame["deleted"].fillna(False).to_numpy(dtype=bool)
         if rows.any():
-            notes.append(f"include_deleted: {int(rows.sum())} deleted rows, not asked for")
+            notes.append(
+                f"include_deleted: {counted(int(rows.sum()), 'deleted row')}, not asked for"
+            )
             bad |= rows
     return bad, notes
 
@@ -196,3 +199,51 @@ def drop_outside(
     out = frame.loc[~bad].reset_index(drop=True)
     out.attrs.update(frame.attrs)
     return out
+
+
+#: Ids a message names (the rest are counted).
+_SHOWN = 5
+
+
+def say_deleted(frame: pd.DataFrame, found: Findings, what: str) -> None:
+    """Say, in one ``unrequested`` finding naming their ids, the rows of a sub-collection
+    ``frame`` served with ``deleted: true``; the rows are kept.
+
+    The interface document (section 3) hides a soft-deleted entity from reads that do not
+    ask for deleted records, and a sub-collection cannot ask (it takes no
+    ``include_deleted``): such rows are the service's choice, not the call's. They stay in
+    the frame, flagged in its ``deleted`` column, for the caller to keep or drop.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A sub-collection frame (its ``id`` and ``deleted`` columns are read when present).
+    found : Findings
+        Where the rows are said.
+    what : str
+        What the rows are, for the message (``"fundings"``).
+
+    Examples
+    --------
+    >>> found = Findings("GET /companies/{id}/fundings")
+    >>> say_deleted(pd.DataFrame({"id": ["a", "b"], "deleted": [True, False]}), found,
+    ...             "fundings")
+    >>> print(found.items[0].message)
+    1 of 2 fundings rows are soft-deleted (deleted: true) though a sub-collection takes no include_deleted (the interface document, section 3, hides deleted records from reads that do not ask for them): kept, flagged in the deleted column; ids: a
+    """
+    if "deleted" not in frame.columns or not len(frame):
+        return
+    rows = frame["deleted"].eq(True).fillna(False).to_numpy(dtype=bool)
+    if not rows.any():
+        return
+    ids = frame["id"][rows].astype(str).tolist() if "id" in frame.columns else []
+    shown = ", ".join(ids[:_SHOWN]) + (
+        f" and {len(ids) - _SHOWN} more" if len(ids) > _SHOWN else ""
+    )
+    found.add(
+        "unrequested",
+        f"{int(rows.sum())} of {len(frame)} {what} rows are soft-deleted (deleted: true) though "
+        "a sub-collection takes no include_deleted (the interface document, section 3, hides "
+        "deleted records from reads that do not ask for them): kept, flagged in the deleted "
+        f"column{'; ids: ' + shown if ids else ''}",
+    )
