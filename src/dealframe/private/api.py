@@ -595,8 +595,9 @@ class PrivateApi:
         Raises
         ------
         ValidationError
-            An unknown ``entity``, or a ``deadline`` that is not a finite number of seconds
-            (nothing is sent).
+            An unknown ``entity``, a ``deadline`` that is not a finite number of seconds, or
+            ``retries`` that is no count (nothing is sent; also when the client holds the
+            schema and would send nothing).
 
         Notes
         -----
@@ -615,6 +616,8 @@ class PrivateApi:
         entity = self._entity(entity)
         if deadline is not None:
             deadline = finite_number(deadline, "deadline", "a finite number of seconds or None")
+        if retries is not None:  # checked whether or not a request is sent
+            retries = integer_in(retries, "retries", 0, None, "a count of retries (0 or more)")
         with self._lock:
             cached = self._schemas.get(entity)
         if cached is not None and not refresh:
