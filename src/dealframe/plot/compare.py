@@ -167,7 +167,7 @@ def private_vs_public(
     Examples
     --------
     >>> import pandas as pd
-    >>> from dealframe.plot import figure
+    >>> from dealframe.plot import alt_text, figure
     >>> cur = pd.DataFrame({"evRevenueLtm": [2.0, 3.0, 4.0, 3.5, 2.5]})
     >>> d = pd.DataFrame({"deal_date": pd.to_datetime(["2024-01-02"] * 6),
     ...                   "deal_type": ["M&A"] + ["Venture"] * 5,
@@ -175,6 +175,10 @@ def private_vs_public(
     >>> ax = private_vs_public(cur, d, ax=figure()[1])
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['public comps\\nn=5', 'all deals\\nn=6', 'funding rounds\\nn=5', 'M&A\\nn=1']
+    >>> tuple(map(float, ax.get_ylim()))  # the M&A row, text only, inside the Axes as the others
+    (-0.6, 3.6)
+    >>> alt_text(ax).split(". ")[-1]
+    'M&A: too few values (n=1).'
     """
     groups = multiple_groups(current, deals, metric, window, small_n_threshold=small_n_threshold)
     label = METRIC_LABELS[metric][0]
@@ -221,6 +225,9 @@ def private_vs_public(
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_yticks(y, [f"{k}\nn={group_n(v):,}" for k, v in groups.items()], fontsize=8)
+    # every row inside the Axes, a row of text only (no box) at an edge too: the text's
+    # blended transform does not widen the data limits, the boxes alone would set them
+    ax.set_ylim(-0.6, len(names) - 0.4)
     medians = {k: float(np.median(v)) for k, v in filled.items()}
     parts = [
         f"{k} median {number(m, '{:.1f}x')} (n={group_n(groups[k]):,})" for k, m in medians.items()
@@ -233,7 +240,13 @@ def private_vs_public(
         + (
             ""
             if len(filled) == len(groups)
-            else f" No value for {', '.join(k for k in groups if k not in filled)}."
+            else " "
+            + "; ".join(
+                f"{k}: too few values (n={group_n(v):,})"
+                for k, v in groups.items()
+                if k not in filled
+            )
+            + "."
         )
     )
     return finish(ax, title, xlabel, ylabel, alt, grid="x")

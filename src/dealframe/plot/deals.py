@@ -211,6 +211,8 @@ def capital_raised(
     >>> ax = capital_raised(d, window=("2024-01-01", "2024-06-30"), ax=figure()[1])
     >>> [t.get_text() for t in ax.texts]
     ['n/a', 'n=1']
+    >>> tuple(map(float, ax.get_xlim()))  # the first quarter, "n/a" only, inside the Axes
+    (-0.6, 1.6)
     """
     table = quarterly_activity(deals, window)
     ax = axes_for(ax, 7.0, 3.8)
@@ -248,6 +250,9 @@ def capital_raised(
         else:
             _na(ax, float(xi), top * 0.02, va="bottom")
     ticks(ax, _tick_labels(list(table.index), partial))
+    # every quarter's slot inside the Axes, an "n/a" quarter at an edge too (its text does
+    # not widen the data limits; the bars alone would leave it on the spine)
+    ax.set_xlim(-0.6, len(table) - 0.4)
     full = table[~table["partial"] & table["raised"].notna()]
     best = full["raised"].idxmax() if len(full) else table["raised"].idxmax()
     gaps = int((~np.isfinite(raised)).sum())

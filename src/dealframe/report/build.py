@@ -35,6 +35,7 @@ from .tables import (
     comps_table,
     multiples_comparison,
     notable_deals,
+    partial_buckets,
     quarterly_medians_table,
     reconciliation_table,
     rollup_table,
@@ -138,22 +139,29 @@ def _build_tables(data: ReportData, headline: Headline) -> dict[str, pd.DataFram
         "comps_rollup": rollup_table(data.group_current),
         "valuation_history": data.history,
         "quarterly": quarterly_activity(deals, window),
-        "quarterly_medians": quarterly_medians_table(
-            data.aggregate,
-            deals,
-            data.metric,
-            SMALL_N,
-            CI_LEVEL,
-            small_n_threshold=data.small_n_threshold,
+        # every table of quarters marks those the window covers in part, as quarterly does
+        "quarterly_medians": partial_buckets(
+            quarterly_medians_table(
+                data.aggregate,
+                deals,
+                data.metric,
+                SMALL_N,
+                CI_LEVEL,
+                small_n_threshold=data.small_n_threshold,
+            ),
+            window,
         ),
-        "deal_aggregate": data.aggregate,
+        "deal_aggregate": partial_buckets(data.aggregate, window),
         # the summary's twelve months, also when the window starts later (``since``)
         "notable_deals": notable_deals(data.deals_pulled, data.periods.ltm[0]),
         "multiples_comparison": multiples_comparison(data.comparisons),
         "top_investors": investor_activity(participant_rows(deals), top),
         "co_investment_pairs": co_investment_pairs(data.co_investors, data.investor_names, None),
-        "reconciliation": reconciliation_table(
-            data.aggregate, deals, data.metric, small_n_threshold=data.small_n_threshold
+        "reconciliation": partial_buckets(
+            reconciliation_table(
+                data.aggregate, deals, data.metric, small_n_threshold=data.small_n_threshold
+            ),
+            window,
         ),
         "headline_checks": headline.checks,
     }

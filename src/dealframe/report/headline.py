@@ -99,8 +99,10 @@ def _row(
     value: float,
     n: int | None,
     ci: tuple[float, float] = (np.nan, np.nan),
+    note: str = "",
 ) -> dict[str, Any]:
-    """One row of the headline table."""
+    """One row of the headline table: ``note`` says why ``value`` is blank (the card's
+    reason), empty where there is a value."""
     return {
         "figure": figure,
         "period": period,
@@ -110,7 +112,32 @@ def _row(
         "n": n,
         "ci_low": ci[0],
         "ci_high": ci[1],
+        "note": "" if np.isfinite(value) else note,
     }
+
+
+def _no_median(n: int, threshold: int) -> str:
+    """Why a deal median is n/a: the card's words and the headline table's ``note``.
+
+    Examples
+    --------
+    >>> _no_median(1, 3)
+    'fewer than 3 meaningful values'
+    """
+    if n < threshold:
+        return f"fewer than {threshold} meaningful values"
+    return "no finite median of the meaningful values"
+
+
+def _undisclosed(disclosed: int) -> str:
+    """Why capital raised is n/a (no deal of the period disclosed an amount).
+
+    Examples
+    --------
+    >>> _undisclosed(0)
+    '0 deals disclosed an amount'
+    """
+    return f"{counted(disclosed, 'deal')} disclosed an amount"
 
 
 def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list[dict]) -> Card:
@@ -144,14 +171,24 @@ def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list
             with_ci = _local(data.deals_pulled, metric, period, threshold, True)
             low, high = _number(with_ci["median_low"]), _number(with_ci["median_high"])
         values[period_name] = (median, n, low, high)
-        rows.append(_row(f"median deal {label}", period_name, period, median, n, (low, high)))
+        rows.append(
+            _row(
+                f"median deal {label}",
+                period_name,
+                period,
+                median,
+                n,
+                (low, high),
+                _no_median(n, threshold),
+            )
+        )
     (now, n_now, low, high), (before, n_before, _, _) = values["ltm"], values["prior"]
     ci = (
         f", {CI_LEVEL:.0%} CI {number(low, '{:.1f}x')}–{number(high, '{:.1f}x')}"
         if np.isfinite(low)
         else ""
     )
-    why = "" if np.isfinite(now) else f" (fewer than {threshold} meaningful values)"
+    why = "" if np.isfinite(now) else f" ({_no_median(n_now, threshold)})"
     prior = number(before, "{:.1f}x") if np.isfinite(before) else "n/a"
     return Card(
         f"Median deal {label}, last 12 months",
@@ -178,14 +215,39 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
         before, earlier = float(series.get(year_ago, np.nan)), str(year_ago)
     companies = history.attrs.get("companies", len(data.current))
     figure = "public median EV/Revenue NTM"
-    rows.append(_row(figure, "latest month", (month, month), now, _values(data, field, month)))
+    no_month = "no month of the group's series (groups/time-series) has a median"
+    if not len(series):
+        earlier_note = no_month
+    elif earlier == "n/a":
+        earlier_note = "the group's series is not monthly"
+    else:
+        earlier_note = f"the group's series has no median for {earlier}"
     rows.append(
-        _row(figure, "12 months earlier", (earlier, earlier), before, _values(data, field, earlier))
+        _row(
+            figure,
+            "latest month",
+            (month, month),
+            now,
+            _values(data, field, month),
+            note=no_month,
+        )
     )
+    rows.append(
+        _row(
+            figure,
+            "12 months earlier",
+            (earlier, earlier),
+            before,
+            _values(data, field, earlier),
+            note=earlier_note,
+        )
+    )
+    # the card is the group's monthly series (its last month); the Public comps section
+    # below is of today's current data: the source said, so two medians do not puzzle
     return Card(
         "Public comps, median EV/Revenue NTM",
         number(now, "{:.1f}x") if np.isfinite(now) else "n/a",
-        f"{counted(companies, 'listed company')}, {month} · 12 months earlier "
+        f"monthly series, {month} · {counted(companies, 'listed company')} · 12 months earlier "
         + (
             f"{number(before, '{:.1f}x')}, {change_text(now, before)}"
             if np.isfinite(before)
@@ -251,12 +313,22 @@ def build_headline(data: ReportData) -> Headline:
         period = getattr(data.periods, name)
         rows.append(_row("deals", name, period, float(len(frame)), len(frame)))
         disclosed_n = int(frame["deal_raised"].notna().sum())
-        rows.append(_row("capital raised ($m)", name, period, raised, disclosed_n))
+        rows.append(
+            _row(
+                "capital raised ($m)",
+                name,
+                period,
+                raised,
+                disclosed_n,
+                note=_undisclosed(disclosed_n),
+            )
+        )
     multiple_cards = [_multiple_card(data, m, rows, checks) for m in HEADLINE_METRICS]
     public_card = _public_card(data, rows)
     cards = (count_card, raised_card, *multiple_cards, public_card)
     table = pd.DataFrame(rows)
     table["n"] = table["n"].astype("Int64")  # n/a: a public median's n not known
+    table["note"] = table["note"].astype(str)
     sentences = _sentences(data, ltm, prior, raised_now, raised_before)
     return Headline(cards, sentences, table, pd.DataFrame(checks))
 
@@ -271,11 +343,30 @@ def _sentences(
     as_of = pd.Timestamp(data.as_of).strftime("%-d %B %Y")
     first = (
         f"{counted(len(ltm), 'deal')} in the twelve months to {as_of} "
-        f"({change_text(len(ltm), len(prior))} on the twelve months before), raising "
-        f"{money(raised_now)} ({change_text(raised_now, raised_before)})."
+        f"({change_text(len(ltm), len(prior))} on the twelve months before)"
+        + _raising(raised_now, raised_before)
     )
     second = _compared(data.comparisons[COMPARED_PERIODS[0]].summary)
     return (first, second)
+
+
+def _raising(now: float, before: float) -> str:
+    """The end of the first sentence: the capital raised, or in words why there is none.
+
+    Examples
+    --------
+    >>> _raising(4500.0, 4000.0)
+    ', raising $4.5bn (+12%).'
+    >>> _raising(np.nan, np.nan)  # an M&A-only cohort: M&A deals carry no amount raised
+    '; none of them disclosed an amount raised.'
+    >>> _raising(12.0, np.nan)
+    ', raising $12m (no deal of the twelve months before disclosed an amount).'
+    """
+    if not np.isfinite(now):
+        return "; none of them disclosed an amount raised."
+    if not np.isfinite(before):
+        return f", raising {money(now)} (no deal of the twelve months before disclosed an amount)."
+    return f", raising {money(now)} ({change_text(now, before)})."
 
 
 def _compared(summary: pd.DataFrame) -> str:

@@ -132,7 +132,8 @@ def _comps(data: ReportData, t: Mapping[str, pd.DataFrame]) -> Section:
             Text(
                 f"{counted(len(comps), 'listed company')} in {data.cohort.companies_label}. "
                 f"Median EV/Revenue NTM {_times(median)} over the "
-                f"{counted(n, 'meaningful value')}. Money in millions of USD, "
+                f"{counted(n, 'meaningful value')} of current data (the summary's card is "
+                "the group's monthly series). Money in millions of USD, "
                 "multiples in x, margins and growth in %.",
                 css="lead",
             ),
@@ -449,6 +450,10 @@ def _appendix(data: ReportData, t: Mapping[str, pd.DataFrame], generated: str) -
     rec = t["reconciliation"]
     label, fmt = METRIC_LABELS[data.metric]
     shown = rec[["bucket", "n_service", "n_local", "median_service", "median_local", "match"]]
+    if "partial" in rec:  # the quarters the window covers in part, as the charts label them
+        shown = shown.assign(
+            bucket=[f"{b} (partial)" if p else b for b, p in zip(rec["bucket"], rec["partial"])]
+        )
     checks = t["headline_checks"]
     provenance = _provenance(data)
     threshold = data.small_n_threshold

@@ -31,6 +31,7 @@ from dealframe.plot.shaping import (
     MULTIPLE_BOUNDS,
     meaningful,
     multiple_status,
+    partial_periods,
     participant_names,
     participant_rows,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "comps_table",
     "multiples_comparison",
     "notable_deals",
+    "partial_buckets",
     "quarterly_medians_table",
     "reconciliation_table",
     "rollup_table",
@@ -256,6 +258,39 @@ def reconciliation_table(
         },
     }
     return frame
+
+
+_FREQUENCIES = {"month": "M", "quarter": "Q", "year": "Y"}
+
+
+def partial_buckets(
+    frame: pd.DataFrame, window: tuple[str, str], time_bucket: str = "quarter"
+) -> pd.DataFrame:
+    """``frame`` with a ``partial`` column: the window covers the bucket only in part.
+
+    The mark ``quarterly`` carries (:func:`~dealframe.plot.shaping.partial_periods`), for
+    the report's other tables of buckets: a bucket's period is ``period_start`` to
+    ``period_end`` where the frame has them, else that of its ``bucket`` label
+    (``YYYY-MM``, ``YYYY-Qn``, ``YYYY`` by ``time_bucket``; ``none``: the window itself,
+    never partial). The values are not touched; ``attrs`` are kept.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"bucket": ["2024-Q1", "2024-Q2"], "n": [3, 9]})
+    >>> partial_buckets(t, ("2024-02-15", "2024-06-30"))["partial"].tolist()
+    [True, False]
+    """
+    out = frame.copy()
+    if len(frame) and {"period_start", "period_end"} <= set(frame.columns):
+        out["partial"] = partial_periods(frame["period_start"], frame["period_end"], window)
+    elif len(frame) and time_bucket in _FREQUENCIES:
+        periods = pd.PeriodIndex(
+            [pd.Period(str(b), freq=_FREQUENCIES[time_bucket]) for b in frame["bucket"]]
+        )
+        out["partial"] = partial_periods(periods.start_time, periods.end_time, window)
+    else:
+        out["partial"] = np.zeros(len(frame), dtype=bool)
+    return out
 
 
 def quarterly_medians_table(
