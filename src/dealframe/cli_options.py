@@ -627,7 +627,7 @@ def _refuses(message: str, option: str, word: str) -> bool:
     typo of one (did-you-mean says that)."""
     return (
         bool(re.match(rf"(invalid|argument) {re.escape(option)}\b", message))
-        and repr(word) in message
+        and message.rstrip().endswith(f"got {word!r}")  # not an example the message quotes
         and "did you mean" not in message  # a typo of a value, said as such
     )
 

@@ -114,6 +114,7 @@ __all__ = [
     "say_not_iso3",
     "shaping",
     "shaping_findings",
+    "surely_distinct",
     "text_offsets",
     "typed_fields",
     "whole_page",
@@ -1640,14 +1641,14 @@ def _keys(frame: pd.DataFrame, key: str | Sequence[str]) -> pd.Series | None:
     return pd.Series([row if whole else None for row, whole in zip(rows, complete)], dtype=object)
 
 
-#: Odd 64-bit multipliers that mix a text key's summary into one number (:func:`_distinct`).
+#: Odd 64-bit multipliers that mix a text key's summary into one number (:func:`surely_distinct`).
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F), np.uint64(0x165667B19E3779F9))
-#: Keys summarised at a time (:func:`_distinct`): arrays of a few pages of memory, which the
+#: Keys summarised at a time (:func:`surely_distinct`): arrays of a few pages of memory, which the
 #: allocator reuses, where arrays of every key came as fresh pages on every call.
 _SUMMARISED = 8192
 
 
-def _distinct(keys: pd.Series) -> bool:
+def surely_distinct(keys: pd.Series) -> bool:
     """True when the text ``keys`` are surely all different, told from a summary of each
     read in place from its Arrow buffers: its length and its first and last 8 bytes, mixed
     into one number. Equal keys have equal summaries, so no two summaries alike means no two
@@ -1658,8 +1659,10 @@ def _distinct(keys: pd.Series) -> bool:
     Examples
     --------
     >>> ids = ["b3e6a3f0-0001", "b3e6a3f0-0002"]
-    >>> _distinct(pd.Series(ids, dtype="str")), _distinct(pd.Series(ids[:1] * 2, dtype="str"))
-    (True, False)
+    >>> surely_distinct(pd.Series(ids, dtype="str"))
+    True
+    >>> surely_distinct(pd.Series(ids[:1] * 2, dtype="str"))
+    False
     """
     if not isinstance(keys.array, pd.arrays.ArrowStringArray):
         return False
@@ -1686,8 +1689,7 @@ def _distinct(keys: pd.Series) -> bool:
             part *= _MIX[1]
             part ^= lengths.astype(np.uint64) * _MIX[2]
             summary[at : at + len(part)] = part
-    summary.sort()
-    return bool((summary[1:] != summary[:-1]).all())
+    return bool(pd.Series(summary, copy=False).is_unique)  # hashed: a sort took twice as long
 
 
 def dedupe_at(
@@ -1747,7 +1749,7 @@ def rows_deduped(
     keys = _keys(frame, key) if not frame.empty else None
     if keys is None:
         return None
-    if _distinct(keys) or keys.is_unique:  # the usual case, at a fraction of finding repeats
+    if surely_distinct(keys) or keys.is_unique:  # the usual case, at a fraction of finding repeats
         return None
     label = key if isinstance(key, str) else "+".join(key)
     repeated = keys.notna() & keys.ne("") & keys.duplicated(keep=False)

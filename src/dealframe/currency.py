@@ -29,15 +29,17 @@ from dealframe.arguments import checked_keywords, choice
 from dealframe.errors import ValidationError
 from dealframe.frames.schemas import CURRENT_MONETARY
 
-__all__ = ["CONVERTED", "LCU_SUFFIX", "RATE", "to_local", "to_usd"]
+__all__ = ["FROM_LCU", "FROM_USD", "LCU_SUFFIX", "RATE", "to_local", "to_usd"]
 
 #: The suffix of a local-currency field.
 LCU_SUFFIX = "Lcu"
 #: The rate column: USD per one unit of the local currency.
 RATE = "rateToUsd"
-#: The ``attrs`` key of a conversion's result naming the columns it converted: a field the
-#: document does not name (``netDebtLcu``) then converts back by default.
-CONVERTED = "converted"
+#: The ``attrs`` key of a :func:`to_usd` result naming the USD columns it wrote: a field the
+#: document does not name (``netDebt`` of ``netDebtLcu``) then converts back by default.
+FROM_LCU = "usd_from_lcu"
+#: The ``attrs`` key of a :func:`to_local` result naming the ``Lcu`` columns it wrote.
+FROM_USD = "lcu_from_usd"
 
 
 def _checked(frame: Any, rate: Any) -> np.ndarray:
@@ -120,8 +122,8 @@ def to_usd(
     pandas.DataFrame
         Same index; one ``float64`` column per field, named without the ``Lcu`` suffix
         (``marketCapLcu`` → ``marketCap``), then the rate column, so :func:`to_local` takes
-        the result back: ``attrs["converted"]`` names the converted columns, fields the
-        document does not name (``netDebtLcu``) included. A missing, non-positive or
+        the result back: ``attrs["usd_from_lcu"]`` names the USD columns written, fields
+        the document does not name (``netDebt`` of ``netDebtLcu``) included. A missing, non-positive or
         infinite rate gives NaN.
 
     Raises
@@ -148,16 +150,25 @@ def to_usd(
     for name in names:
         with np.errstate(over="ignore", invalid="ignore"):  # inf stays inf, NaN stays NaN
             out[name[: -len(LCU_SUFFIX)]] = _numbers(frame, name, "fields") * rates
-    return _result(frame, out, rate)
+    return _result(frame, out, rate, FROM_LCU)
 
 
-def _result(frame: pd.DataFrame, out: dict[str, np.ndarray], rate: str) -> pd.DataFrame:
-    """The converted columns ``out``, then the rate; ``attrs`` name the converted ones."""
+def _result(frame: pd.DataFrame, out: dict[str, np.ndarray], rate: str, key: str) -> pd.DataFrame:
+    """The converted columns ``out``, then the rate; ``attrs[key]`` names the converted ones."""
     converted = list(out)
     out[rate] = _numbers(frame, rate, "rate")
     result = pd.DataFrame(out, index=frame.index, columns=list(out), dtype=float)
-    result.attrs[CONVERTED] = converted
+    result.attrs[key] = converted
     return result
+
+
+def _from_lcu(frame: pd.DataFrame) -> set[str]:
+    """The USD columns a :func:`to_usd` result says it wrote (``attrs``), as far as they are
+    USD names: anything else there (not a list of names) is no record of ours."""
+    named = frame.attrs.get(FROM_LCU)
+    if not isinstance(named, (list, tuple)):
+        return set()
+    return {c for c in named if isinstance(c, str) and not c.endswith(LCU_SUFFIX)}
 
 
 @checked_keywords
@@ -173,7 +184,7 @@ def to_local(
     fields : str or list of str, optional
         USD columns to convert (default: every column ``x`` of the frame for which the
         service also sends ``xLcu``, the document's monetary fields present, and, of a
-        :func:`to_usd` result, the columns it converted: ``attrs["converted"]``).
+        :func:`to_usd` result, the USD columns it wrote: ``attrs["usd_from_lcu"]``).
     rate : str, default "rateToUsd"
         The rate column.
 
@@ -182,7 +193,7 @@ def to_local(
     pandas.DataFrame
         Same index; one ``float64`` column per field, named with the ``Lcu`` suffix
         (``enterpriseValue`` → ``enterpriseValueLcu``), then the rate column;
-        ``attrs["converted"]`` names the converted columns.
+        ``attrs["lcu_from_usd"]`` names the ``Lcu`` columns written.
 
     Raises
     ------
@@ -198,7 +209,7 @@ def to_local(
     """
     rates = _checked(frame, rate)
 
-    converted = frame.attrs.get(CONVERTED) or ()  # a to_usd result: what it converted
+    converted = _from_lcu(frame)  # a to_usd result: the USD columns it wrote
 
     def monetary(c: Any) -> bool:  # a USD amount: the document's, with an Lcu twin, converted
         return isinstance(c, str) and (
@@ -209,4 +220,4 @@ def to_local(
     names = _names(frame, fields, default, "USD monetary columns (marketCap ...)")
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         out = {f"{name}{LCU_SUFFIX}": _numbers(frame, name, "fields") / rates for name in names}
-    return _result(frame, out, rate)
+    return _result(frame, out, rate, FROM_USD)

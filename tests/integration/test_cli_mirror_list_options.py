@@ -108,3 +108,14 @@ def test_a_typo_of_a_value_gets_no_path_hint(capsys, tmp_path, monkeypatch):
     code, err = run(["mirror", "sync", "--entities", "deals", "compnies", "m"], capsys)
     assert code == 2
     assert "did you mean 'companies'?" in err and "if it is PATH" not in err, err
+
+
+def test_an_accepted_value_quoted_by_the_refusal_gets_no_path_hint(capsys, tmp_path, monkeypatch):
+    """``--country XXA USA ./m``: XXA is refused, and the refusal quotes 'USA' as its example
+    code; USA, a value taken and accepted, is not said to be PATH."""
+    monkeypatch.chdir(tmp_path)
+    code, err = run(
+        ["mirror", "snapshot-public", "--country", "XXA", "USA", "./m", "--sandbox"], capsys
+    )
+    assert code == 2
+    assert "got 'XXA'" in err and "took 'USA'" not in err and "if it is PATH" not in err, err

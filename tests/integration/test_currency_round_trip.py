@@ -38,7 +38,27 @@ def test_an_undocumented_lcu_field_converts_back(current):
     np.testing.assert_allclose(
         back.loc[both, "netDebtLcu"], current.loc[both, "netDebtLcu"], rtol=1e-9
     )
-    assert back.attrs["converted"] == [f"{c}Lcu" for c in usd.attrs["converted"]]
+    assert back.attrs["lcu_from_usd"] == [f"{c}Lcu" for c in usd.attrs["usd_from_lcu"]]
+
+
+def test_a_local_result_is_not_taken_as_usd(current):
+    """A ``to_local`` result converted again is refused as before (no ``Lcu`` column is a USD
+    amount): the records of the two directions are apart."""
+    back = dealframe.to_local(dealframe.to_usd(current))
+    with pytest.raises(dealframe.ValidationError, match="USD monetary columns"):
+        dealframe.to_local(back)
+
+
+@pytest.mark.parametrize("record", [True, "marketCap,netDebt", ["netDebtLcu"], None])
+def test_a_record_not_of_ours_is_ignored(current, record):
+    """``attrs["usd_from_lcu"]`` that is no list of USD names converts nothing more, raising
+    no error of Python's (``True``) and matching no part of a name (text)."""
+    usd = dealframe.to_usd(current)
+    usd.attrs["usd_from_lcu"] = record
+    usd["Cap"] = 1.0
+    local = dealframe.to_local(usd)
+    assert "CapLcu" not in local.columns and "netDebtLcu" not in local.columns
+    assert "marketCapLcu" in local.columns
 
 
 def test_a_plain_frame_still_takes_only_monetary_fields(current):

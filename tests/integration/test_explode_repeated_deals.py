@@ -62,3 +62,46 @@ def test_a_concat_of_two_pulls_keeps_the_newest_row_of_each_deal(client):
     assert said and exploded.attrs["repeated_deals"] == len(deals)
     assert exploded[KEY].reset_index(drop=True).equals(alone[KEY].reset_index(drop=True))
     assert (exploded["role"] == "buyer").sum() > 0  # the newer rows' buyers
+
+
+def test_null_ids_repeat_nothing(client):
+    """Deals without an id are not one deal: each keeps its rows (as list pages' rows with a
+    null key are never merged)."""
+    deals = client.private.deals(deal_type=["M&A"], limit=30).reset_index(drop=True)
+    alone, _ = _explode(deals)
+    nulled = set(deals.loc[:4, "id"])
+    deals.loc[:4, "id"] = None
+    exploded, said = _explode(deals)
+    assert said == [] and exploded.attrs["repeated_deals"] == 0
+    assert len(exploded) == len(alone)
+    assert exploded["deal_id"].isna().sum() == alone["deal_id"].isin(nulled).sum() >= 5
+
+
+def test_ids_of_several_lengths_are_compared_whole():
+    """Ids of several lengths whose bytes add up to as many as ids of one length (36, 38, 38,
+    32) were read at the wrong boundaries and said all distinct: the repeat is found."""
+    ids = [
+        "5f38873f-6e1c-4d6f-ad87-e6977cda30ba",
+        "{0e2a2c1b-9b7d-4c1e-8f3a-2d4b6c8e0f11}",
+        "{0e2a2c1b-9b7d-4c1e-8f3a-2d4b6c8e0f11}",
+        "7c9e6679742540de944be07fc1f90ae7",
+    ]
+    lead = '[{"country":null,"id":"x","name":"X","short_name":null,"website":null}]'
+    deals = pd.DataFrame({"id": ids, "lead_investors": [lead] * 4, "buyers": ["[]"] * 4})
+    exploded, said = _explode(deals)
+    assert exploded.attrs["repeated_deals"] == 1 and said
+    assert not exploded.duplicated(KEY).any()
+
+
+def test_timestamps_in_two_iso_forms_keep_the_newest(client):
+    """``updated_at`` as text in two ISO 8601 forms (``Z``, ``+00:00``: a CSV of two pulls):
+    the newer row is kept whichever form each has."""
+    deals = client.private.deals(deal_type=["M&A"], limit=20)
+    newer = deals.assign(updated_at=deals["updated_at"].dt.strftime("%Y-%m-%d %H:%M:%S+00:00"))
+    older = deals.assign(
+        updated_at=(deals["updated_at"] - pd.Timedelta(days=1)).dt.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        buyers="[]",
+    )
+    exploded, _ = _explode(pd.concat([older, newer], ignore_index=True))
+    alone, _ = _explode(deals)
+    assert (exploded["role"] == "buyer").sum() == (alone["role"] == "buyer").sum() > 0

@@ -455,7 +455,8 @@ def explode_participants(
 
 def _say_repeated(rows: int) -> None:
     warnings.warn(
-        f"{rows:,} {plural(rows, 'row')} of deals repeat the id of another row (a concat of "
+        f"{rows:,} {plural(rows, 'row')} of deals {'repeats' if rows == 1 else 'repeat'} the "
+        "id of another row (a concat of "
         "overlapping pulls, the sub-collections of several ids stacked): each deal is "
         "exploded once, from its newest row by updated_at (else its last), so that no "
         f"participant is counted twice; attrs[{REPEATED!r}] counts the rows left out",
