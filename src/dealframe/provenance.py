@@ -10,7 +10,7 @@ import pandas as pd
 
 from dealframe.contract import blanked_attrs
 
-__all__ = ["Answered404", "attach", "cache_state", "combined_from_cache"]
+__all__ = ["Answered404", "attach", "cache_state", "combined_from_cache", "fetched_at"]
 
 
 class Answered404(NamedTuple):
@@ -34,8 +34,10 @@ def attach(
 
     Keys: ``endpoint``, ``requests`` (count of ``responses``), ``from_cache`` (True when
     every response came from the cache, False when none did, ``"partial"`` otherwise),
-    ``rows_expected``, ``rows_received``, ``fetched_at`` (UTC ISO 8601), plus
-    ``extra``. A request answered 404 that built the frame (an id of a list read as
+    ``rows_expected``, ``rows_received``, ``fetched_at`` (UTC ISO 8601, to the second):
+    when the data was fetched from the service, the time of this call when no response came
+    from the HTTP cache, else when the oldest cached one was stored (its ``stored_at``: a
+    time series cached 12 hours says so), plus ``extra``. A request answered 404 that built the frame (an id of a list read as
     missing) is in ``responses`` as an :class:`Answered404`. What the ``attrs`` keep of
     the service's answers (its ``meta``) is blanked of the tokens of the client whose call
     made the frame (:func:`~dealframe.contract.blanked_attrs`): a token echoed back is
@@ -49,6 +51,10 @@ def attach(
     >>> gone = [Answered404()] * 2
     >>> attach(pd.DataFrame({"a": []}), endpoint="GET /x/{id}", responses=gone).attrs["requests"]
     2
+    >>> class Cached:
+    ...     from_cache, stored_at = True, dt.datetime(2026, 1, 2, 3, 4, 5, 600, tzinfo=dt.UTC)
+    >>> attach(pd.DataFrame(), endpoint="POST /x", responses=[Cached()]).attrs["fetched_at"]
+    '2026-01-02T03:04:05+00:00'
     """
     responses = list(responses)
     frame.attrs.update(
@@ -58,12 +64,35 @@ def attach(
             "from_cache": cache_state(bool(getattr(r, "from_cache", False)) for r in responses),
             "rows_expected": rows_expected if rows_expected is not None else len(frame),
             "rows_received": rows_received if rows_received is not None else len(frame),
-            "fetched_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "fetched_at": fetched_at(responses).isoformat(timespec="seconds"),
             **extra,
         }
     )
     frame.attrs = blanked_attrs(frame.attrs)
     return frame
+
+
+def fetched_at(responses: Iterable[Any]) -> dt.datetime:
+    """When the data of ``responses`` was fetched from the service (UTC): now when none came
+    from the HTTP cache, else the time the oldest cached one was stored (its ``stored_at``,
+    :class:`~dealframe.transport.session.Response`); a cached one that says none counts as
+    fetched now.
+
+    Examples
+    --------
+    >>> class Cached:
+    ...     from_cache, stored_at = True, dt.datetime(2026, 1, 2, tzinfo=dt.UTC)
+    >>> fetched_at([Cached(), Answered404()]).isoformat()
+    '2026-01-02T00:00:00+00:00'
+    """
+    now = dt.datetime.now(dt.UTC)
+    stored = [
+        r.stored_at
+        for r in responses
+        if getattr(r, "from_cache", False)
+        and isinstance(getattr(r, "stored_at", None), dt.datetime)
+    ]
+    return min([now, *stored])
 
 
 def cache_state(states: Iterable[bool | str]) -> bool | str:

@@ -228,8 +228,9 @@ def _private(w: World) -> dict[str, Calls]:
 
 def _public(w: World) -> dict[str, Calls]:
     cases: dict[str, Calls] = {}
-    # fields named: with none named, a group with no month has no field column (which fields
-    # the service serves as series the client learns only from an answer that has some)
+    # fields named: with none named, a group with no month has the columns of the fields served
+    # before, else the document's (which fields the service serves as series the client learns
+    # only from an answer that has some)
     fields = ["evRevenueLtm", "marketCap"]
     apis = (("public", w.U, w.skus, "ZZZQ-USA"), ("public_v1", w.V1, w.v1_skus, "NYSE_ZZZQ"))
     for label, api, skus, nobody in apis:

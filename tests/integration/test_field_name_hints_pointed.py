@@ -292,9 +292,14 @@ def test_an_answer_with_no_data_at_all_is_said_once_as_missing_data(
         end = "marketCap, evRevenueNtn (did you mean 'evRevenueNtm'?) in data of any of the 3 items"
         assert said == [f"no value for {end} in this window: their columns are all null"]
     else:
-        assert said == [
-            "no value in data of any of the 3 items in this window: the answer holds no field"
+        assert said == [  # a client served no field before: the document's are the columns
+            "no value in data of any of the 3 items in this window: the answer holds no field, "
+            "and no earlier answer told which fields the service serves: the columns are the "
+            "document's time-series fields (evRevenueLtm, evRevenueNtm, marginEbitdaLtm), all "
+            "null (name fields for fixed columns)"
         ]
+        fields_seen = frame.columns.get_level_values("field").unique().tolist()
+        assert fields_seen == ["evRevenueLtm", "evRevenueNtm", "marginEbitdaLtm"]
     assert not [w for w in seen if issubclass(w.category, ServiceContractWarning)]
     assert not frame.attrs.get("findings")
 

@@ -79,9 +79,10 @@ def test_a_series_window_with_values_says_nothing(client):
 )
 def test_a_group_series_with_no_period_is_said_without_fields(client, group):
     frame, said = _said(lambda: client.public.group_time_series(**group))
-    assert frame.shape[1] == 0
+    assert frame.shape[1] > 0 and frame.isna().all(axis=None)  # the fields known, all null
     assert len(said) == 1, said
-    assert "the answer holds no period" in said[0] and "name fields" in said[0]
+    assert "the answer holds no period" in said[0]
+    assert "name fields" in said[0] or "the fields served before" in said[0]
 
 
 @pytest.mark.parametrize(

@@ -66,7 +66,7 @@ from ..transport.body import expecting
 from ..transport.paging import FATAL_ERRORS, map_concurrent
 from ..transport.refusals import smaller_size
 from .extras import item_extras
-from .fields import ServedFields, served_names
+from .fields import ServedFields, ordered_names, served_names
 from .hints import HINT_SECONDS, unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
 from .rates import adapt_rates
@@ -414,6 +414,7 @@ def _absent_requested(
     served: ServedFields,
     window: bool,
     outside: Callable[[Any], bool] | None = None,
+    guessed: Sequence[str] = (),
 ) -> list[str]:
     """Say which requested ``names`` the items' ``member`` (``data``, ``median``) gives no
     value (a month not null and not ``outside`` the window sent, :func:`_valued`), and keep in
@@ -433,23 +434,26 @@ def _absent_requested(
       its SKUs said as not returned instead).
     - Without ``names`` (the service's default fields), an answer none of whose fields holds
       a value (a window with no month of data), or a group answer with no period, is
-      missing data too, said once: never a silent frame of nulls, or of no row.
+      missing data too, said once: never a silent frame of nulls, or of no row. When its
+      columns are then ``guessed`` (the document's fields, :func:`_series_columns`), the
+      warning names them; so does one for a company answer with no item.
 
     A name is given the closest name known (``served``: the document's, those seen with a
     value, and the names this answer holds) only when it is none of those."""
     window_said = " in this window" if window else ""
     there = " in the window" if window else ""  # values outside it may exist, dropped
-    if not items:  # no item: a group answer with no period (data: [])
+    note = _guessed_note(guessed)
+    if not items:  # no item: a group answer with no period (data: []), or no SKU returned
         if member == "median" and names:
             warn_missing(
                 f"no value for {', '.join(_hinted(names, served, frozenset()))}{window_said}: "
                 "the answer holds no period, their columns are all null"
             )
-        elif member == "median":  # no field named: the frame has no column to be null
-            warn_missing(
-                f"no value{window_said}: the answer holds no period, so the frame has no "
-                "field column (name fields for fixed columns)"
-            )
+        elif member == "median":  # no field named: the columns of the fields known, null
+            said = note or ", so the columns of the fields served before are all null"
+            warn_missing(f"no value{window_said}: the answer holds no period{said}")
+        elif guessed:  # no SKU returned (each said as such): the columns are a guess
+            warn_missing(f"no value{window_said}: the answer holds no SKU's data{note}")
         return []
     have: set[str] = set()
     held = 0
@@ -460,6 +464,8 @@ def _absent_requested(
             held += 1
     served.add(have)
     if not held:  # every member null or absent: said by the caller (null_field)
+        if guessed:
+            warn_missing(f"no value{window_said}: no item holds {member}{note}")
         return []
     keys = served_names(items, member)
     asked = list(dict.fromkeys(names or ()))
@@ -473,7 +479,7 @@ def _absent_requested(
         elif keys:
             said = f"none of the {len(keys)} fields it holds has one, every value{there} is null"
         else:
-            said = "the answer holds no field"
+            said = f"the answer holds no field{note}"
         warn_missing(f"no value {what}in {member} of any of the {held} items{window_said}: {said}")
     absent = [n for n in asked if n not in keys and keys]
     if absent:
@@ -482,6 +488,58 @@ def _absent_requested(
             f"{_NOT_HELD}{member} of all {held} items: {', '.join(_hinted(absent, served, keys))}",
         )
     return absent
+
+
+def _guessed_note(guessed: Sequence[str]) -> str:
+    """The words of a missing-data warning for a frame whose field columns are ``guessed``
+    (the document's fields: :func:`_series_columns`), or none.
+
+    Examples
+    --------
+    >>> _guessed_note(["evRevenueLtm"])
+    ", and no earlier answer told which fields the service serves: the columns are the document's time-series fields (evRevenueLtm), all null (name fields for fixed columns)"
+    """
+    if not guessed:
+        return ""
+    return (
+        ", and no earlier answer told which fields the service serves: the columns are the "
+        f"document's time-series fields ({', '.join(guessed)}), all null (name fields for "
+        "fixed columns)"
+    )
+
+
+def _series_columns(
+    served: ServedFields, endpoint: str, names: list[str] | None, held: list[str], framed: bool
+) -> tuple[list[str] | None, tuple[str, ...]]:
+    """The fields a time-series frame of ``endpoint`` (``"time_series"``,
+    ``"group_time_series"``) is built with, and the document's fields among them when they are
+    a guess (for the warning: :func:`_guessed_note`).
+
+    With ``names`` (the fields asked): those. Without, the fields the answer holds (``held``,
+    in order) are kept as the service's default ones
+    (:meth:`~dealframe.public.fields.ServedFields.served_by_default`); when the frame holds
+    one (``framed``), None: the answer's own. Else, an answer with no field (SKUs not returned,
+    a group or a window with no data) has the columns of the fields served by default before,
+    or, when none was, the document's (:data:`~dealframe.public.fields.SERIES_EXAMPLES`),
+    guessed: the same columns whether 0, 1 or N entities come back.
+
+    Examples
+    --------
+    >>> served = ServedFields()
+    >>> _series_columns(served, "time_series", None, [], False)
+    (['evRevenueLtm', 'evRevenueNtm', 'marginEbitdaLtm'], ('evRevenueLtm', 'evRevenueNtm', 'marginEbitdaLtm'))
+    >>> _series_columns(served, "time_series", None, ["marketCap"], True)
+    (None, ())
+    >>> _series_columns(served, "time_series", None, [], False)
+    (['marketCap'], ())
+    """
+    if names is not None:
+        return names, ()
+    served.served_by_default(endpoint, held)
+    if framed:
+        return None, ()
+    columns, documents = served.default_columns(endpoint)
+    return list(columns), columns if documents else ()
 
 
 def _hinted(names: Iterable[str], served: ServedFields, keys: Iterable[str]) -> list[str]:
@@ -613,15 +671,23 @@ def read_group_series(
     absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
     items = dedupe_items(items, "period", found)
     inside = periods_in_window(items, date_from, date_to, found)  # the others: said, dropped
+    columns: list[str] | None = fields
+    guessed: tuple[str, ...] = ()  # the document's fields, when they are the columns
+    if served is not None:
+        held = ordered_names(items, "median")
+        framed = bool(ordered_names(inside, "median"))
+        columns, guessed = _series_columns(served, "group_time_series", fields, held, framed)
     not_held = (
-        [] if served is None else _absent_requested(inside, "median", fields, found, served, window)
+        []
+        if served is None
+        else _absent_requested(inside, "median", fields, found, served, window, guessed=guessed)
     )
     if "median" not in absent:  # absent from every item: missing_field said it already
         _null_medians(inside, found)
     meta, count = series_meta(doc, items, found)  # written as text: read, said once
     with shaping(request, found.where, found):
         frame = group_time_series_frame(
-            inside, meta, fields=fields, date_from=date_from, date_to=date_to
+            inside, meta, fields=columns, date_from=date_from, date_to=date_to
         )
     return GroupSeries(frame, items, count, not_held, inside)
 
@@ -1288,7 +1354,9 @@ class PublicApi:
             SKU asked, each once, in the order given (one not returned: all-NaN columns);
             the fields are ``fields`` as given, or without them those the answer holds
             (the service's default; the document lists none), so with ``fields`` the
-            columns depend only on the arguments.
+            columns depend only on the arguments. An answer holding no field (no SKU
+            returned) has those served before by default, else the document's time-series
+            fields, said in a warning (:func:`_series_columns`).
             ``long``: tidy rows (sku, field, month, value).
         strict, refresh, cache, progress
             As in :meth:`current`.
@@ -1340,15 +1408,20 @@ class PublicApi:
         items = read_company_items(responses, sent, wanted, found, "time_series")
         outside = MonthsOutside(start, end)  # months outside: no value of a field asked for
         window = date_from is not None or date_to is not None
+        held = ordered_names(items, "data")  # no field in the answer: the columns known
+        columns, guessed = _series_columns(
+            self._served_fields, "time_series", names, held, bool(held)
+        )
+        guessed = guessed if shape == "wide" else ()  # long: rows, no field column to guess
         not_held = _absent_requested(
-            items, "data", names, found, self._served_fields, window, outside
+            items, "data", names, found, self._served_fields, window, outside, guessed
         )
         with shaping(
             RequestInfo("POST", f"{self._prefix}/companies/time-series", "public"), endpoint, found
         ):  # months outside the window: left out where they are read, said to found
             if shape == "wide":
                 frame = time_series_wide(
-                    items, fields=names, date_from=start, date_to=end, skus=wanted, found=found
+                    items, fields=columns, date_from=start, date_to=end, skus=wanted, found=found
                 )
             else:
                 frame = time_series_long(items, date_from=start, date_to=end, found=found)
@@ -1487,8 +1560,9 @@ class PublicApi:
         pandas.DataFrame
             Index a monthly PeriodIndex, one float64 column per field requested, the same
             for 0, 1 or N months. When no field is named, the columns are every field the
-            service sent: an answer with no month then has no field column (which fields
-            the service serves is not known without one; name ``fields`` for fixed columns).
+            service sent; an answer with none in the window (no month) has those served before
+            by default, else the document's time-series fields, said in a warning
+            (:func:`_series_columns`; name ``fields`` for fixed columns).
             Each date given bounds the index (months without a value are NaN rows, as
             in :meth:`time_series`); a date not given is the first (last) month returned,
             and with no month returned the index is then empty. ``attrs`` holds ``count`` and

@@ -20,19 +20,21 @@ separators (``evrevenueltm``, ``ev_revenue_ltm``, ``EV Revenue LTM`` for ``evRev
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..contract import DOCUMENTED_FIELDS
 from ..contract import _folded as folded  # one rule of "the same name in another spelling"
 from ..errors import ValidationError
-from ..field_names import KnownFields
+from ..field_names import SEEN_LIMIT, KnownFields
 from ..frames.schemas import CURRENT_DATA
 
 __all__ = [
     "DOCUMENTED_SERIES_FIELDS",
     "LCU_FIELDS",
+    "SERIES_EXAMPLES",
     "ServedFields",
+    "ordered_names",
     "respelled_documented",
     "served_names",
 ]
@@ -46,6 +48,13 @@ DOCUMENTED_SERIES_FIELDS: frozenset[str] = frozenset(
     name for name in DOCUMENTED_FIELDS["current"] if not name.endswith("Lcu")
 ) & frozenset(column.name for column in CURRENT_DATA if column.kind == "float")
 
+#: The time-series fields the document names, in its order (section 2.1, CompanyTimeSeriesData:
+#: ``data`` maps a field name, "for example ``evRevenueLtm``, ``evRevenueNtm``,
+#: ``marginEbitdaLtm``", to its months): the columns of a series called with no ``fields`` whose
+#: answer holds no field, when no earlier answer told which fields the service serves
+#: (:meth:`ServedFields.default_columns`). The document lists no complete set.
+SERIES_EXAMPLES: tuple[str, ...] = ("evRevenueLtm", "evRevenueNtm", "marginEbitdaLtm")
+
 #: The document's local-currency variants (section 2.1: "the field name plus the suffix
 #: ``Lcu``"): known names too, so ``market_cap_lcu`` is another spelling of ``marketCapLcu``
 #: (never of ``marketCap``), and ``marketCapLcu`` is given no did-you-mean. Whether the
@@ -57,6 +66,30 @@ LCU_FIELDS: frozenset[str] = frozenset(
 #: Each documented series field (and ``Lcu`` variant) by its spelling without case or
 #: separators (:func:`~dealframe.contract._folded`).
 _BY_FOLD: dict[str, str] = {folded(name): name for name in DOCUMENTED_SERIES_FIELDS | LCU_FIELDS}
+
+
+def ordered_names(doc: Any, member: str = "data") -> list[str]:
+    """The field names of the ``member`` objects of the items of a time-series answer, each
+    once, in order of first appearance (:func:`served_names`, which gives them as a set).
+
+    Examples
+    --------
+    >>> ordered_names([{"sku": "A-USA", "data": {"ruleOf40": {}}},
+    ...                {"sku": "B-USA", "data": {"marketCap": {}, "ruleOf40": {}}}])
+    ['ruleOf40', 'marketCap']
+    """
+    items = doc.get("data") if isinstance(doc, Mapping) else doc
+    if not isinstance(items, list):
+        return []
+    return list(
+        dict.fromkeys(
+            name
+            for item in items
+            if isinstance(item, Mapping) and isinstance(item.get(member), Mapping)
+            for name in item[member]
+            if isinstance(name, str)
+        )
+    )
 
 
 def served_names(doc: Any, member: str = "data") -> frozenset[str]:
@@ -88,16 +121,7 @@ def served_names(doc: Any, member: str = "data") -> frozenset[str]:
     >>> sorted(served_names([{"period": "2024-01", "median": {"ruleOf40": 1.5}}], "median"))
     ['ruleOf40']
     """
-    items = doc.get("data") if isinstance(doc, Mapping) else doc
-    if not isinstance(items, list):
-        return frozenset()
-    return frozenset(
-        name
-        for item in items
-        if isinstance(item, Mapping) and isinstance(item.get(member), Mapping)
-        for name in item[member]
-        if isinstance(name, str)
-    )
+    return frozenset(ordered_names(doc, member))
 
 
 def respelled_documented(name: str) -> str | None:
@@ -140,10 +164,40 @@ class ServedFields(KnownFields):
     >>> served.check(["ev_revenue_ltm"])
     >>> served.hint("customFeild", also=["marketCap"]), served.hint("evRevenueLtm")
     (" (did you mean 'customField'?)", '')
+    >>> served.default_columns("time_series")  # no default answer seen: the document's
+    (('evRevenueLtm', 'evRevenueNtm', 'marginEbitdaLtm'), True)
+    >>> served.served_by_default("time_series", ["marketCap", "ruleOf40"])
+    >>> served.default_columns("time_series")
+    (('marketCap', 'ruleOf40'), False)
     """
 
     def __init__(self) -> None:
         super().__init__(DOCUMENTED_SERIES_FIELDS | LCU_FIELDS)
+        self._defaults: dict[str, dict[str, None]] = {}  # by endpoint, in order first served
+
+    def served_by_default(self, endpoint: str, names: Iterable[str]) -> None:
+        """Keep ``names``, the fields an answer of ``endpoint`` (``"time_series"``,
+        ``"group_time_series"``) to a call naming no ``fields`` held: the service's default
+        fields there, added to those kept before (at most
+        :data:`~dealframe.field_names.SEEN_LIMIT`, the oldest left out first)."""
+        names = [n for n in names if isinstance(n, str)]
+        if not names:
+            return
+        with self._lock:
+            kept = self._defaults.setdefault(endpoint, {})
+            kept.update(dict.fromkeys(names))
+            while len(kept) > SEEN_LIMIT:
+                del kept[next(iter(kept))]
+
+    def default_columns(self, endpoint: str) -> tuple[tuple[str, ...], bool]:
+        """The field columns of a frame of ``endpoint`` called with no ``fields`` whose answer
+        holds no field (an unknown SKU, a group or a window with no data): the fields the
+        service was seen to serve there by default (:meth:`served_by_default`), in the order
+        first served, else the document's examples (:data:`SERIES_EXAMPLES`); and whether they
+        are the document's (which fields the service serves is then not known)."""
+        with self._lock:
+            kept = tuple(self._defaults.get(endpoint, ()))
+        return (kept, False) if kept else (SERIES_EXAMPLES, True)
 
     def check(self, names: list[str] | None) -> None:
         """Raise :class:`~dealframe.errors.ValidationError` naming ``fields[i]`` for the first

@@ -29,6 +29,7 @@ Rules it enforces:
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import logging
 import math
@@ -159,6 +160,10 @@ class Response:
     cache_key : str or None
         The HTTP cache entry the answer was read from or may have been written to (None when
         the cache was not used): :meth:`Transport.forget` drops it.
+    stored_at : datetime.datetime or None
+        For an answer ``from_cache``, when the service's answer was stored in the HTTP cache
+        (UTC; requests-cache's ``created_at`` of the cached response): when its data was
+        fetched. None for an answer from the service.
 
     Examples
     --------
@@ -177,6 +182,7 @@ class Response:
     _parsed: Any = field(default=_UNSET, repr=False)
     read: Any = field(default=None, repr=False)
     cache_key: str | None = field(default=None, repr=False)
+    stored_at: dt.datetime | None = field(default=None, repr=False)
     # of ``attempts``: the straggler resends that used no retry, and the temporary resolver
     # failures; a request resumed from this answer (:func:`resume`) goes on from them
     _spent: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
@@ -200,6 +206,24 @@ class Response:
                     kind="invalid_json",
                 ) from exc
         return self._parsed
+
+
+def _stored_at(raw: Any) -> dt.datetime | None:
+    """When a cached answer was stored (requests-cache's ``created_at`` of a
+    ``CachedResponse``, UTC; a time written without a zone is read as UTC), or None when it
+    says none.
+
+    Examples
+    --------
+    >>> class Cached:
+    ...     created_at = dt.datetime(2026, 1, 2, 3, 4, 5)
+    >>> _stored_at(Cached()).isoformat(), _stored_at(object())
+    ('2026-01-02T03:04:05+00:00', None)
+    """
+    created = getattr(raw, "created_at", None)
+    if not isinstance(created, dt.datetime):
+        return None
+    return created.replace(tzinfo=dt.UTC) if created.tzinfo is None else created
 
 
 def resume(answer: Response) -> AbstractContextManager[None]:
@@ -1501,6 +1525,7 @@ class Transport:
             info,
             attempt,
             cache_key=getattr(raw, "cache_key", None) or None,
+            stored_at=_stored_at(raw) if from_cache else None,
         )
         return self._taken(answer, doc, problem, started)
 
