@@ -170,6 +170,10 @@ def frame_with(
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid current: expected a DataFrame from the client: a frame with the column(s) 8, got 'a frame with columns 7'
+    >>> frame_with(pd.DataFrame([[1.0, 2.0]], columns=[7, 7]), "current", (7,))
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid current: expected a DataFrame from the client: a frame where 7 names one column (in a frame of MultiIndex columns, such as time_series' (field, sku), select one first), got '2 columns named 7'
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(argument, kind, got=type(frame).__name__)
@@ -185,6 +189,16 @@ def frame_with(
             f"{kind}: a frame with the column(s) {', '.join(map(str, missing))}",
             got=f"a frame with columns {shown}" if len(frame.columns) else "a frame of no columns",
         )
+    for column in columns:  # a repeated name, or the top level of MultiIndex columns
+        held = frame.columns.get_loc(column)
+        if not isinstance(held, int):
+            count = int(np.sum(held)) if not isinstance(held, slice) else len(frame[column].columns)
+            raise ValidationError(
+                argument,
+                f"{kind}: a frame where {column!r} names one column (in a frame of "
+                "MultiIndex columns, such as time_series' (field, sku), select one first)",
+                got=f"{count} columns named {column!r}",
+            )
     return frame
 
 

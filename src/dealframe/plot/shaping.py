@@ -44,7 +44,7 @@ from dealframe.comparison import measure_side
 from dealframe.errors import ValidationError, did_you_mean
 from dealframe.frames.participants import explode_participants
 from dealframe.frames.schemas import PARTICIPANT_COLUMNS, ROLES
-from dealframe.frames.user_columns import datetime_values
+from dealframe.frames.user_columns import datetime_values, one_column_each
 from dealframe.private.filters import range_bound, to_date_string
 
 __all__ = [
@@ -162,6 +162,7 @@ def _day(value: Any, argument: str) -> pd.Timestamp | None:
 def _deal_dates(deals: pd.DataFrame) -> pd.Series:
     """``deal_date`` as wall times (:func:`~dealframe.frames.user_columns.datetime_values`, the
     analytics' reader: ``20240105`` or ``05/01/2024`` is a ValidationError naming it)."""
+    one_column_each(deals, ("deal_date",), "deals")  # a concat along the columns repeats it
     return pd.Series(datetime_values(deals["deal_date"]), index=deals.index, name="deal_date")
 
 
@@ -280,6 +281,7 @@ def quarterly_activity(deals: pd.DataFrame, window: DateWindow | None = None) ->
         raise ValidationError(
             "deals", "a deals frame (client.private.deals) with deal_date", got=type(deals).__name__
         )
+    one_column_each(deals, ("id", "deal_date", "deal_type", "deal_raised"), "deals")
     start, end = deal_window(deals, window)
     periods = pd.period_range(start.to_period("Q"), end.to_period("Q"), freq="Q")
     labels = [quarter_label(p) for p in periods]
