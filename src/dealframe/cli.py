@@ -50,6 +50,7 @@ from dealframe.clitools import (
     show_warning,
     told,
 )
+from dealframe.config import _is_loopback
 from dealframe.doctor import cli as doctor_cli
 from dealframe.errors import DealframeError
 from dealframe.mirror import cli as mirror_cli
@@ -111,26 +112,67 @@ def _resolve(name: str) -> None:
 
 
 def _client_url(url: str) -> str:
-    """The URL a client on this machine uses for a server bound at ``url``: a wildcard bind
-    (``0.0.0.0``, ``::``) answers on loopback, which the client accepts over plain http (it
-    refuses the wildcard address itself).
+    """The URL a client on this machine uses for a server bound at ``url``.
+
+    A wildcard bind (``0.0.0.0``, ``::``) answers on loopback, and a host name that resolves
+    to a loopback address (this machine's name, often) is served there: the client accepts
+    that address over plain http, but refuses the wildcard address and any name other than
+    ``localhost``. Any other host is kept (see :func:`_insecure_note`).
 
     Examples
     --------
     >>> _client_url("http://0.0.0.0:8123"), _client_url("http://[::]:8123")
     ('http://127.0.0.1:8123', 'http://[::1]:8123')
-    >>> _client_url("http://127.0.0.1:8123")
-    'http://127.0.0.1:8123'
+    >>> _client_url("http://127.0.0.1:8123"), _client_url("http://localhost:8123")
+    ('http://127.0.0.1:8123', 'http://localhost:8123')
     """
     parts = urllib.parse.urlsplit(url)
+    name = parts.hostname or ""
+    if _is_loopback(name):
+        return url
+    host: ipaddress.IPv4Address | ipaddress.IPv6Address | None
     try:
-        host = ipaddress.ip_address(parts.hostname or "")
-    except ValueError:  # a host name: as bound
+        host = ipaddress.ip_address(name)
+    except ValueError:  # a host name: the address the server bound it to
+        host = _bound_address(name)
+        if host is None or not host.is_loopback:
+            return url
+    if host.is_unspecified:
+        host = ipaddress.ip_address("::1" if host.version == 6 else "127.0.0.1")
+    elif not host.is_loopback:
         return url
-    if not host.is_unspecified:
-        return url
-    loopback = "[::1]" if host.version == 6 else "127.0.0.1"
-    return parts._replace(netloc=f"{loopback}:{parts.port}").geturl()
+    shown = f"[{host}]" if host.version == 6 else str(host)
+    return parts._replace(netloc=f"{shown}:{parts.port}").geturl()
+
+
+def _bound_address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a server given the host ``name`` binds (the first the system resolves it
+    to, as the sandbox does), or None when it does not resolve."""
+    try:
+        found = socket.getaddrinfo(name, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        return ipaddress.ip_address(str(found[0][4][0]).split("%")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _insecure_note(url: str) -> str | None:
+    """A comment line for an exported ``url`` the client refuses as it is (plain http to a
+    host that is not loopback, such as a LAN address), or None.
+
+    Examples
+    --------
+    >>> _insecure_note("http://127.0.0.1:8123") is None
+    True
+    >>> print(_insecure_note("http://192.168.1.20:8123"))
+    # plain http:// to 192.168.1.20 (not loopback): a client refuses it unless made with dealframe.Client(..., allow_insecure_http=True) (no environment variable lifts this)
+    """
+    name = urllib.parse.urlsplit(url).hostname or ""
+    if _is_loopback(name):
+        return None
+    return (
+        f"# plain http:// to {name} (not loopback): a client refuses it unless made with "
+        "dealframe.Client(..., allow_insecure_http=True) (no environment variable lifts this)"
+    )
 
 
 def _sandbox_serve(args: argparse.Namespace) -> int:
@@ -154,7 +196,11 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
             flush=True,
         )
         print("# for a client in another shell:", flush=True)
-        print(f"export DEALFRAME_BASE_URL={_client_url(url)}", flush=True)
+        client_url = _client_url(url)
+        print(f"export DEALFRAME_BASE_URL={client_url}", flush=True)
+        note = _insecure_note(client_url)
+        if note is not None:
+            print(note, flush=True)
         for name, value in (("DEALFRAME_PUBLIC_TOKEN", public), ("DEALFRAME_PRIVATE_KEY", private)):
             if name in os.environ:  # the user's own token: never echoed
                 print(f"# {name}: as set in this environment", flush=True)

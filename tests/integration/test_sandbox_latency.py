@@ -1,13 +1,10 @@
 """The sandbox's simulated latency: off by default, applied to API requests only when asked."""
 
-import asyncio
-import types
-
 import pytest
 import requests
 
 import dealframe.sandbox
-from dealframe.sandbox import app
+from dealframe.sandbox.stopping import Stopping
 
 
 def test_latency_applies_to_api_requests_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -15,12 +12,13 @@ def test_latency_applies_to_api_requests_only(monkeypatch: pytest.MonkeyPatch) -
     # a request took (a loaded machine makes every request slow).
     waits: list[tuple[str, float]] = []
     current: list[str] = []
+    pause = Stopping.pause
 
-    async def sleep(seconds: float) -> None:
+    async def recorded(self: Stopping, seconds: float) -> None:
         waits.append((current[-1], seconds))
-        await asyncio.sleep(seconds)
+        await pause(self, seconds)
 
-    monkeypatch.setattr(app, "asyncio", types.SimpleNamespace(sleep=sleep))
+    monkeypatch.setattr(Stopping, "pause", recorded)
     with dealframe.sandbox.run(scale=0.02, latency=0.25) as sb:
         headers = {"Authorization": f"Bearer {sb.private_key}"}
 

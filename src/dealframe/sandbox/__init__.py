@@ -32,7 +32,13 @@ from typing import TYPE_CHECKING, Any
 from .arguments import SandboxArgumentError, SandboxCallError
 from .changes import ChangeInputError, Changes
 from .faults import FaultPlan
-from .launch import SandboxExtraMissing, SandboxStartError, embedded, http_layer
+from .launch import (
+    SandboxExtraMissing,
+    SandboxStartError,
+    SandboxStopError,
+    embedded,
+    http_layer,
+)
 from .models import SandboxConfig, SandboxState
 from .profiles import PROFILES, UnknownProfileError
 
@@ -50,6 +56,7 @@ __all__ = [
     "SandboxConfig",
     "SandboxExtraMissing",
     "SandboxStartError",
+    "SandboxStopError",
     "SandboxState",
     "UnknownProfileError",
     "embedded",

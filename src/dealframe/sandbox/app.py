@@ -13,7 +13,6 @@ rather than a traceback.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import time
@@ -29,10 +28,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .auth import check_authorization, family_of
 from .errors import ApiProblem, payload_too_large
-from .faults import FaultInjector, FaultPlan
+from .faults import FaultInjector, FaultPlan, fault_plan
 from .models import SandboxState
 from .profiles import DEFAULT, ErrorWriter, Profile, default_error, select
 from .responses.request import ApiRequest, parse_body
+from .stopping import Stopping
 from .urls import Url, table
 from .vocab import MAX_BODY_BYTES
 
@@ -84,15 +84,20 @@ class ErrorAnswers:
 class GateMiddleware:
     """Checks the bearer token of the path's family (the admin token for ``/admin/v1``), the
     optional rate limit, then waits the optional simulated latency (asynchronously, so
-    concurrent requests overlap). Admin paths of a sandbox without an admin token pass
-    through to a 404."""
+    concurrent requests overlap; a server that stops ends the wait at once: ``stopping``).
+    Admin paths of a sandbox without an admin token pass through to a 404."""
 
     def __init__(
-        self, app: ASGIApp, state: SandboxState, errors: ErrorAnswers | None = None
+        self,
+        app: ASGIApp,
+        state: SandboxState,
+        errors: ErrorAnswers | None = None,
+        stopping: Stopping | None = None,
     ) -> None:
         self.app = app
         self.state = state
         self.errors = errors or ErrorAnswers()
+        self.stopping = stopping if stopping is not None else Stopping()
         rate = state.config.rate_limit
         self.bucket = _TokenBucket(rate) if rate else None
 
@@ -125,7 +130,7 @@ class GateMiddleware:
             await self.errors.response(problem, scope["path"])(scope, receive, send)
             return
         if cfg.latency > 0 and family != "admin":
-            await asyncio.sleep(cfg.latency)
+            await self.stopping.pause(cfg.latency)
         await self.app(scope, receive, send)
 
 
@@ -239,6 +244,7 @@ def build_app(
     faults: FaultPlan | None = None,
     urls: Sequence[Url] | None = None,
     profile: str | Sequence[str] | Profile | None = DEFAULT,
+    stopping: Stopping | None = None,
 ) -> ASGIApp:
     """Build the ASGI app serving ``state``.
 
@@ -254,6 +260,9 @@ def build_app(
     profile : str or list of str, default "default"
         The sandbox profile (:mod:`.profiles`): an open point of the interface document
         answered another way; names joined by commas combine.
+    stopping : Stopping, optional
+        The server sets it when it begins to stop: the simulated latency and a ``slow``
+        fault's delay end there, so that no request holds the shutdown.
 
     Returns
     -------
@@ -263,6 +272,8 @@ def build_app(
     ------
     UnknownProfileError
         ``profile`` names no profile (a ``ValueError``).
+    SandboxArgumentError
+        ``faults`` is neither a :class:`~.faults.FaultPlan` nor None.
 
     Examples
     --------
@@ -270,6 +281,8 @@ def build_app(
     >>> app = build_app(SandboxState.build(SandboxConfig(scale=0.02)))
     """
     chosen = select(profile)
+    faults = fault_plan(faults)
+    stopping = stopping if stopping is not None else Stopping()
     if urls is None:
         urls = table(admin=bool(state.config.admin_token))
     errors = ErrorAnswers(chosen.errors)
@@ -279,7 +292,7 @@ def build_app(
     # a path with a trailing slash is an unknown path (404 with the error body), not Starlette's
     # 307 to the path without it: the document lists no such path, and a redirected POST resends
     app.router.redirect_slashes = False
-    wrapped: ASGIApp = GateMiddleware(app, state, errors)
+    wrapped: ASGIApp = GateMiddleware(app, state, errors, stopping)
     if faults is not None:
-        wrapped = FaultInjector(wrapped, faults)
+        wrapped = FaultInjector(wrapped, faults, stopping)
     return wrapped

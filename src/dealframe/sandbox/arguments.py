@@ -30,6 +30,7 @@ from typing import Any, ParamSpec, TypeVar
 from dealframe.errors import ValidationError
 
 __all__ = [
+    "MAX_LATENCY",
     "MAX_SCALE",
     "SCALE_MEMORY",
     "SandboxArgumentError",
@@ -50,6 +51,10 @@ __all__ = [
 #: and held in memory, so a scale far above it (``--scale 1000``: 50 million deals) would run
 #: for hours and exhaust memory instead of failing: it is refused before anything is built.
 MAX_SCALE = 20.0
+
+#: The longest simulated latency, in seconds: a minute stands for the slowest remote
+#: service's round trip (``latency=1e30`` held every answer for good).
+MAX_LATENCY = 60.0
 
 #: What a scale costs in memory, as every ``--scale`` option's help says it (the
 #: measurements are in docs/sandbox.md, "Memory").

@@ -14,7 +14,8 @@ Kinds:
 ``429``    ``RATE_LIMITED`` with ``Retry-After: <retry_after>`` (default 1 second)
 ``500``    ``INTERNAL_ERROR``; ``502`` ``BAD_GATEWAY``; ``503`` ``SERVICE_UNAVAILABLE``;
            ``504`` ``GATEWAY_TIMEOUT``
-``slow``   sleep ``slow_seconds`` before passing the request to the app
+``slow``   sleep ``slow_seconds`` (at most 600) before passing the request to the app; a
+           server that stops ends the sleep at once
 ``truncate`` the app's real headers (with the full ``Content-Length``), half the body, then
            the connection is closed: the client sees a short read
 ``cut``    the body cut mid-JSON with a matching ``Content-Length``: a clean exchange whose
@@ -45,8 +46,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .arguments import SandboxArgumentError, methods_checked, number, whole
+from .stopping import Stopping
 
-__all__ = ["FAULT_KINDS", "FaultInjector", "FaultPlan", "InjectedFault"]
+__all__ = [
+    "FAULT_KINDS",
+    "MAX_RETRY_AFTER",
+    "MAX_SLOW_SECONDS",
+    "FaultInjector",
+    "FaultPlan",
+    "InjectedFault",
+    "fault_plan",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -63,6 +73,11 @@ _STATUS_FAULTS: dict[str, tuple[int, str, str]] = {
 }
 #: Every fault kind the injector knows.
 FAULT_KINDS: tuple[str, ...] = (*_STATUS_FAULTS, "slow", "truncate", "cut", "drop")
+#: The longest ``slow`` fault, in seconds (10 minutes): past any client's read timeout, and a
+#: wait that ends (``slow_seconds=10**30`` held every answer for good).
+MAX_SLOW_SECONDS = 600.0
+#: The largest ``Retry-After`` a fault sends, in seconds (a day).
+MAX_RETRY_AFTER = 86_400.0
 
 
 class InjectedFault(Exception):
@@ -94,11 +109,18 @@ class FaultPlan:
         which once meant every path: join several patterns with ``|``), is a
         ``SandboxArgumentError`` naming ``paths``.
     retry_after : float
-        Seconds sent in ``Retry-After`` with a 429.
+        Seconds sent in ``Retry-After`` with a 429, 0 to 86400
+        (:data:`MAX_RETRY_AFTER`).
     retry_after_503 : float, optional
-        Also send ``Retry-After`` with 503 when set.
+        Also send ``Retry-After`` with 503 when set (0 to 86400).
     slow_seconds : float
-        Delay of a ``slow`` fault.
+        Delay of a ``slow`` fault, 0 to 600 (:data:`MAX_SLOW_SECONDS`); a server that
+        stops ends the delay at once.
+
+    Raises
+    ------
+    SandboxArgumentError
+        An argument out of its bounds or of the wrong type, naming it.
 
     Examples
     --------
@@ -123,10 +145,10 @@ class FaultPlan:
 
     def __post_init__(self) -> None:
         number("rate", self.rate, at_least=0.0, at_most=1.0)
-        number("retry_after", self.retry_after, at_least=0.0)
-        number("slow_seconds", self.slow_seconds, at_least=0.0)
+        number("retry_after", self.retry_after, at_least=0.0, at_most=MAX_RETRY_AFTER)
+        number("slow_seconds", self.slow_seconds, at_least=0.0, at_most=MAX_SLOW_SECONDS)
         if self.retry_after_503 is not None:
-            number("retry_after_503", self.retry_after_503, at_least=0.0)
+            number("retry_after_503", self.retry_after_503, at_least=0.0, at_most=MAX_RETRY_AFTER)
         self.kinds = _as_kinds(self.kinds)
         _check_kinds(self.kinds)
         if self.seed is not None:
@@ -258,6 +280,27 @@ class FaultPlan:
             self._rng = random.Random(self.seed)
 
 
+def fault_plan(value: Any) -> FaultPlan | None:
+    """``value`` as the ``faults`` of a sandbox: a :class:`FaultPlan` or None, or a
+    :class:`SandboxArgumentError` naming ``faults`` (``faults=True`` started a sandbox whose
+    every answer was a 500).
+
+    Examples
+    --------
+    >>> fault_plan(None) is None
+    True
+    >>> fault_plan(True)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxArgumentError: invalid faults: expected a FaultPlan (dealframe.sandbox.FaultPlan(rate=0.1)) or None, got True
+    """
+    if value is not None and not isinstance(value, FaultPlan):
+        raise SandboxArgumentError(
+            "faults", "a FaultPlan (dealframe.sandbox.FaultPlan(rate=0.1)) or None", value
+        )
+    return value
+
+
 def _as_kinds(kinds: Any) -> tuple[Any, ...]:
     """``kinds`` as a tuple; a bare string is one kind, not its characters (``"429"`` was
     read as ``'4', '2', '9'``). Anything but a string or a list of them (a number, None, a
@@ -330,6 +373,9 @@ class FaultInjector:
         The application to wrap (lifespan and websocket scopes pass straight through).
     plan : FaultPlan, optional
         The plan; a new empty plan (no faults) when omitted.
+    stopping : Stopping, optional
+        Set when the server stops: a ``slow`` fault's delay ends there (a new one, never
+        set, when omitted).
 
     Examples
     --------
@@ -338,9 +384,13 @@ class FaultInjector:
     0
     """
 
-    def __init__(self, app: ASGIApp, plan: FaultPlan | None = None) -> None:
+    def __init__(
+        self, app: ASGIApp, plan: FaultPlan | None = None, stopping: Stopping | None = None
+    ) -> None:
         self.app = app
+        plan = fault_plan(plan)
         self.plan = plan if plan is not None else FaultPlan()
+        self.stopping = stopping if stopping is not None else Stopping()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http":
@@ -352,7 +402,7 @@ class FaultInjector:
         elif kind in _STATUS_FAULTS:
             await self._status(kind, send)
         elif kind == "slow":
-            await asyncio.sleep(self.plan.slow_seconds)
+            await self.stopping.pause(self.plan.slow_seconds)
             await self.app(scope, receive, send)
         elif kind == "drop":
             await self._drop(send)

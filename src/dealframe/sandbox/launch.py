@@ -18,9 +18,9 @@ from typing import Any
 
 from dealframe.errors import DealframeError, ExtraMissing
 
-from .arguments import keywords_checked
+from .arguments import SandboxArgumentError, keywords_checked
 
-__all__ = ["SandboxExtraMissing", "SandboxStartError", "embedded", "http_layer"]
+__all__ = ["SandboxExtraMissing", "SandboxStartError", "SandboxStopError", "embedded", "http_layer"]
 
 _EXTRA = ("starlette", "uvicorn")
 
@@ -48,11 +48,23 @@ class SandboxStartError(DealframeError, RuntimeError):
     """
 
 
+class SandboxStopError(DealframeError, RuntimeError):
+    """The sandbox's server thread did not end when the sandbox was stopped.
+
+    Stopping ends the requests in flight (their waits at once, the rest after a bounded
+    graceful shutdown), so this is rare: a handler that never returns. It is raised rather
+    than leave a server thread running unseen (a ``RuntimeError`` and a ``DealframeError``).
+    """
+
+
 def http_layer() -> ModuleType:
     """:mod:`dealframe.sandbox.server`, loaded on first use.
 
     Raises
     ------
+    SandboxArgumentError
+        ``say`` is not callable (nor None), before anything starts; the other arguments as
+        for :func:`dealframe.sandbox.run`.
     SandboxExtraMissing
         When Starlette or uvicorn cannot be imported.
     """
@@ -81,7 +93,7 @@ def embedded(
     scale, seed
         As for :func:`dealframe.sandbox.run`.
     say : callable, optional
-        Receives a line when the start begins and when the sandbox is ready.
+        Receives a line when the start begins and when the sandbox is ready (``print``).
     profile : str, default "default"
         The sandbox profile (:mod:`dealframe.sandbox.profiles`).
 
@@ -91,6 +103,9 @@ def embedded(
 
     Raises
     ------
+    SandboxArgumentError
+        ``say`` is not callable (nor None), before anything starts; the other arguments as
+        for :func:`dealframe.sandbox.run`.
     SandboxExtraMissing
         The sandbox extra is not installed (a ``dealframe.ExtraMissing``, an ``ImportError``).
     SandboxStartError
@@ -104,6 +119,8 @@ def embedded(
           sandbox ready at http://127.0.0.1:... (... s)
     True
     """
+    if say is not None and not callable(say):
+        raise SandboxArgumentError("say", "a callable taking a line of text (print), or None", say)
     server = http_layer()
     started = time.perf_counter()
     if say is not None:

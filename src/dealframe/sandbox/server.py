@@ -21,17 +21,24 @@ import uvicorn
 from .app import build_app
 from .arguments import host_name, keywords_checked, methods_checked, moment, port_number
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
-from .faults import FaultPlan
-from .launch import SandboxStartError
+from .faults import FaultPlan, fault_plan
+from .launch import SandboxStartError, SandboxStopError
 from .models import SandboxConfig, SandboxState
 from .models.data import AS_OF
 from .profiles import DEFAULT, Profile, select
+from .stopping import Stopping
 
 __all__ = ["Sandbox", "run", "serve", "start"]
 
 _START_TIMEOUT_S = 30.0
+#: How long a stopping server lets the requests in flight finish before it cancels them
+#: (their latency and ``slow`` waits end at once: :class:`.stopping.Stopping`). uvicorn's
+#: default waits for them without end: a request sleeping a 45 s ``slow`` fault, its client
+#: long gone, held ``stop()`` and left the server thread running.
+_GRACEFUL_S = 5
 #: How long :meth:`Sandbox.stop` waits for the server thread before it waits for a snapshot
-#: still being written (the server's shutdown waits for it too), and again after.
+#: still being written (the server's shutdown waits for it too), and again after (then once
+#: more, telling the server to stop waiting for connections, before it gives up).
 _STOP_WAIT_S = 10.0
 #: How often a shutting-down server looks whether the snapshot is written (or a second
 #: Ctrl-C asks it to exit now).
@@ -132,7 +139,14 @@ class Sandbox:
         """Stop serving and wait for the server thread (and a snapshot being written) to end.
 
         :func:`run` calls it when its ``with`` block ends; a sandbox from :func:`start`
-        needs it called. Calling it again does nothing.
+        needs it called. Calling it again does nothing. Requests in flight end with it:
+        their latency and ``slow`` fault waits at once, any other after a few seconds.
+
+        Raises
+        ------
+        SandboxStopError
+            The server thread did not end (a handler that never returns): raised rather
+            than leave it running. Calling ``stop()`` again waits again.
 
         Examples
         --------
@@ -144,21 +158,33 @@ class Sandbox:
         ...     sb.stop()
         True
         """
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=_STOP_WAIT_S)
+        server, thread = self._server, self._thread
+        if server is not None:
+            server.should_exit = True
+        if thread is not None:
+            thread.join(timeout=_STOP_WAIT_S)
         # a snapshot still being written holds the server's shutdown: once it is, the thread
         # ends (a slow disk could take past the first wait, and the thread was left running)
         self.state.close()
-        if self._thread is not None:
-            self._thread.join(timeout=_STOP_WAIT_S)
-            self._thread = None
+        if thread is None:
+            return
+        thread.join(timeout=_STOP_WAIT_S)
+        if thread.is_alive() and server is not None:
+            server.force_exit = True  # no more waiting for connections to close
+            thread.join(timeout=_STOP_WAIT_S)
+        if thread.is_alive():
+            raise SandboxStopError(
+                f"the sandbox at {self.url} did not stop: its server thread "
+                f"{thread.name!r} still runs {3 * _STOP_WAIT_S:.0f} s after stop() "
+                "(a request that never ends?)"
+            )
+        self._thread = None
 
 
 class _Server(uvicorn.Server):
     """uvicorn's server, which begins the start-up snapshot of ``state`` once it answers and
-    waits for it when it shuts down.
+    waits for it when it shuts down, and sets ``stopping`` when it begins to shut down (the
+    requests in flight stop waiting).
 
     Writing the snapshot (about 140 MB at scale 1) while the data was being indexed delayed
     the first answer; from the started server it runs beside the answers. Waiting at
@@ -166,9 +192,12 @@ class _Server(uvicorn.Server):
     raises again once it has shut down, ends the process.
     """
 
-    def __init__(self, config: uvicorn.Config, state: SandboxState) -> None:
+    def __init__(
+        self, config: uvicorn.Config, state: SandboxState, stopping: Stopping | None = None
+    ) -> None:
         super().__init__(config)
         self.state = state
+        self.stopping = stopping if stopping is not None else Stopping()
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
@@ -176,6 +205,7 @@ class _Server(uvicorn.Server):
             self.state.start_snapshot()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.stopping.set()
         try:
             await super().shutdown(sockets=sockets)
         finally:
@@ -191,7 +221,9 @@ class _Server(uvicorn.Server):
             self.state.close()
 
 
-def _uvicorn_server(app: Any, host: str, port: int, state: SandboxState) -> uvicorn.Server:
+def _uvicorn_server(
+    app: Any, host: str, port: int, state: SandboxState, stopping: Stopping
+) -> uvicorn.Server:
     config = uvicorn.Config(
         app,
         host=host,
@@ -203,8 +235,9 @@ def _uvicorn_server(app: Any, host: str, port: int, state: SandboxState) -> uvic
         access_log=True,  # records at INFO: shown only where the user asks for them
         lifespan="off",
         timeout_keep_alive=30,
+        timeout_graceful_shutdown=_GRACEFUL_S,
     )
-    return _Server(config, state)
+    return _Server(config, state, stopping)
 
 
 @keywords_checked
@@ -237,6 +270,7 @@ def start(
     >>> sb.stop()
     """
     chosen = select(profile)  # an unknown name fails before any data is built
+    faults = fault_plan(faults)
     config = SandboxConfig(
         seed=seed,
         scale=scale,
@@ -253,7 +287,9 @@ def start(
     except BaseException:
         address.close()
         raise
-    server = _uvicorn_server(build_app(state, faults=faults, profile=chosen), host, port, state)
+    stopping = Stopping()
+    app = build_app(state, faults=faults, profile=chosen, stopping=stopping)
+    server = _uvicorn_server(app, host, port, state, stopping)
     address.listen(2048)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [address]}, name="dealframe-sandbox", daemon=True
@@ -414,6 +450,7 @@ def serve(
     serving on http://127.0.0.1:8765
     """
     chosen = select(profile)
+    faults = fault_plan(faults)
     address = _bind(host_name(host), port_number(port))
     try:
         config = SandboxConfig(
@@ -427,8 +464,9 @@ def serve(
         )
         state = SandboxState.build(config, defer_snapshot=True)  # written once serving
         try:
-            app = build_app(state, faults=faults, profile=chosen)
-            server = _uvicorn_server(app, host, port, state)
+            stopping = Stopping()
+            app = build_app(state, faults=faults, profile=chosen, stopping=stopping)
+            server = _uvicorn_server(app, host, port, state, stopping)
             address.listen(2048)  # only now: connections made during the build are refused
             if ready is not None:
                 ready(state, _url(host, address.getsockname()[1]))

@@ -19,7 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from ..arguments import SandboxArgumentError, methods_checked, moment, number, scale_number, whole
+from ..arguments import (
+    MAX_LATENCY,
+    SandboxArgumentError,
+    methods_checked,
+    moment,
+    number,
+    scale_number,
+    whole,
+)
 from ..auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .corpus import Corpus
 from .data import AS_OF
@@ -48,11 +56,18 @@ class SandboxConfig:
     rate_limit : float or None
         Requests per second per token before 429 (None: no limit).
     admin_token : str or None
-        Token of the admin endpoints (``/admin/v1``); None (default) leaves them off.
+        Token of the admin endpoints (``/admin/v1``), a non-empty string; None (default)
+        leaves them off.
     latency : float
         Seconds every API request waits before it is answered, to stand for the
         network round trip and service time of a remote service (default 0:
-        loopback speed). Waiting is asynchronous: requests overlap.
+        loopback speed), at most 60 (:data:`~dealframe.sandbox.arguments.MAX_LATENCY`).
+        Waiting is asynchronous: requests overlap.
+
+    Raises
+    ------
+    SandboxArgumentError
+        An argument out of its bounds or of the wrong type, naming it.
 
     Examples
     --------
@@ -80,12 +95,20 @@ class SandboxConfig:
         whole("seed", self.seed)
         object.__setattr__(self, "as_of", moment("as_of", self.as_of))  # frozen: set once here
         scale_number(self.scale)
-        number("latency", self.latency, at_least=0.0)
+        number("latency", self.latency, at_least=0.0, at_most=MAX_LATENCY)
         if self.rate_limit is not None:
             number("rate_limit", self.rate_limit, above=0.0)
         for name in ("public_token", "private_key"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise SandboxArgumentError(name, "a non-empty string", type(getattr(self, name)))
+        token = self.admin_token
+        if token is not None and (not isinstance(token, str) or not token.strip()):
+            # "" turned the admin endpoints on with no token that opens them; True, b"x"
+            # started a sandbox whose every admin request was a 500
+            shown = token if isinstance(token, str) else type(token)  # no token shown
+            raise SandboxArgumentError(
+                "admin_token", "a non-empty string, or None (admin endpoints off)", shown
+            )
 
     def __repr__(self) -> str:  # tokens stay out of reprs
         return (
