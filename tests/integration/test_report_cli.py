@@ -87,6 +87,13 @@ def _one_error_line(stderr: str) -> str:
         (["--region", ""], "invalid --region"),  # not the default cohort, silently
         (["--vertical", ""], "invalid --vertical"),
         (["--region", REGION, "--deal-type", ""], "invalid --deal-type: expected a deal type"),
+        # the sandbox's latest date is known before it starts (a mistyped 2026): the words of
+        # the check made once the service answers
+        (
+            ["--since", "2062-01-01"],
+            "invalid --since: expected a date not after the service's latest date "
+            "(2026-06-30), got '2062-01-01'",
+        ),
     ],
 )
 def test_bad_options_fail_in_one_line_before_the_sandbox_starts(
@@ -224,6 +231,23 @@ def test_a_bad_config_file_is_refused_whole_before_anything_starts(tmp_path, cap
     assert f"{config}: cohort 2 (fin): invalid vertical:" in error
     assert "did you mean 'Fintech'" in error and "--vertical" not in error
     assert "starting the embedded sandbox" not in err
+
+
+def test_a_config_cohorts_since_after_the_sandboxs_data_is_refused_first(
+    tmp_path, capsys, sandbox_starts
+):
+    """A cohort's ``since`` after the sandbox's latest date, refused before it starts, named
+    as the file's other errors are (its cohort and key)."""
+    config = tmp_path / "nightly.toml"
+    config.write_text(
+        'out = "r"\n[[cohort]]\nregion = "Oceania"\n[[cohort]]\nname = "late"\n'
+        'since = "2062-01-01"\n'
+    )
+    assert main(["report", "--config", str(config), "--sandbox"]) == EXIT_USAGE
+    error = _one_error_line(capsys.readouterr().err)
+    assert f"{config}: cohort 2 (late): invalid since: expected a date not after the " in error
+    assert "(2026-06-30), got '2062-01-01'" in error and "--since" not in error
+    assert sandbox_starts == []
 
 
 def test_unwritable_out_and_missing_service_are_usage_errors(tmp_path, capsys, monkeypatch):

@@ -127,27 +127,34 @@ def _jobs(args: argparse.Namespace) -> list[Any]:
 
 
 def _sandbox_knows(jobs: list[Any], config: Any = None) -> None:
-    """With ``--sandbox`` the vocabulary is known before it starts: a vertical or deal type
-    the sandbox does not have is refused now, in the words the service's own check uses once
+    """With ``--sandbox`` the vocabulary and the latest date are known before it starts: a
+    vertical or deal type the sandbox does not have, a ``since`` after its latest date, is
+    refused now, in the words the service's own check uses once
     it answers (:func:`~.cohort.unknown_to_service`: against a service, or with the sandbox
     started, the message is the same). With ``config`` (the file the jobs come from, one
     per cohort), the error names the file and the cohort, as the file's other errors do."""
-    from dealframe.sandbox.models.data import VERTICALS
+    from dealframe.sandbox.models.data import AS_OF, VERTICALS
     from dealframe.sandbox.vocab import DEAL_TYPES
 
-    from .cohort import unknown_to_service
+    from .cohort import not_after_latest, unknown_to_service
     from .config import ConfigError
 
+    latest = AS_OF.date().isoformat()  # the sandbox's today: its aggregate window's end
     for i, job in enumerate(jobs, start=1):
         cohort = job.cohort
+        refused: list[tuple[str, str, str]] = []  # key, value, what it expects
+        if cohort.since is not None and cohort.since > latest:
+            refused.append(("since", cohort.since, not_after_latest(latest)))
         wanted: list[tuple[str, str, tuple[str, ...]]] = []
         if cohort.vertical:  # sorted, as the service's check lists its companies' verticals
             wanted.append(("vertical", cohort.vertical, tuple(sorted(VERTICALS))))
         wanted += [("deal_type", t, DEAL_TYPES) for t in cohort.deal_types]
-        for key, value, known in wanted:
-            if value in known:  # the sandbox matches exactly, as its filters do
-                continue
-            expected = unknown_to_service(key, value, known)
+        refused += [  # the sandbox matches exactly, as its filters do
+            (key, value, unknown_to_service(key, value, known))
+            for key, value, known in wanted
+            if value not in known
+        ]
+        for key, value, expected in refused[:1]:
             if config is None:
                 option = "--" + key.replace("_", "-")
                 error = EnumValueError if key == "deal_type" else ValidationError

@@ -112,6 +112,18 @@ def unknown_to_service(key: str, value: str, known: Sequence[str]) -> str:
     return f"values from {', '.join(known)}{hint}"
 
 
+def not_after_latest(latest: str) -> str:
+    """What ``since`` expects of a service whose latest date is ``latest``, in the words of
+    the check made once the service answers and of the one made before the sandbox starts.
+
+    Examples
+    --------
+    >>> not_after_latest("2026-06-30")
+    "a date not after the service's latest date (2026-06-30)"
+    """
+    return f"a date not after the service's latest date ({latest})"
+
+
 def check_metric(metric: Any) -> str:
     """The aggregate metric, checked against the interface document's list.
 

@@ -42,7 +42,7 @@ from dealframe.private.aggregate import threshold_read_elsewhere
 from dealframe.private.api import PREFIX as PRIVATE_PREFIX
 from dealframe.provenance import combined_from_cache
 
-from .cohort import Cohort, unknown_to_service
+from .cohort import Cohort, not_after_latest, unknown_to_service
 from .coinvestors import CHECKS_ENDPOINT, Unserved, no_co_investors, read_co_investors
 from .progress import Progress
 from .recording import recording
@@ -447,11 +447,7 @@ def gather(client: Client, cohort: Cohort, metric: str, top: int, progress: Prog
         _discovery(client, "transactions", provenance)  # every deal pull's filters
         service_from, service_to = _service_window(client, cohort, metric, pulls)
         if cohort.since is not None and cohort.since > service_to:
-            raise ValidationError(
-                "since",
-                f"a date not after the service's latest date ({service_to})",
-                got=cohort.since,
-            )
+            raise ValidationError("since", not_after_latest(service_to), got=cohort.since)
         periods = report_window(service_from, service_to, cohort.since)
         window = {"date_from": periods.start, "date_to": periods.end}
         aggregate = client.private.aggregate(metric, "quarter", {**cohort.deal_filters(), **window})
