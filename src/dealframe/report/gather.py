@@ -202,7 +202,8 @@ def _provenance(frame: pd.DataFrame) -> dict[str, Any]:
 
 def _combined(frames: list[pd.DataFrame]) -> dict[str, Any]:
     """One provenance row of several pulls of one endpoint: requests and rows summed,
-    ``from_cache`` combined, the latest ``fetched_at``.
+    ``from_cache`` combined, the oldest ``fetched_at`` (the data's age, as one call's
+    ``fetched_at`` is its oldest answer's: :func:`~dealframe.provenance.fetched_at`).
 
     Examples
     --------
@@ -212,7 +213,7 @@ def _combined(frames: list[pd.DataFrame]) -> dict[str, Any]:
     >>> b.attrs = {**a.attrs, "from_cache": True, "fetched_at": "2026-01-01T00:00:01"}
     >>> row = _combined([a, b])
     >>> row["requests"], row["from_cache"], row["rows_received"], row["fetched_at"]
-    (2, 'partial', 2, '2026-01-01T00:00:01')
+    (2, 'partial', 2, '2026-01-01T00:00:00')
     """
     rows = [_provenance(f) for f in frames]
     out: dict[str, Any] = {
@@ -223,7 +224,7 @@ def _combined(frames: list[pd.DataFrame]) -> dict[str, Any]:
         out[key] = sum(int(r.get(key) or 0) for r in rows)
     stamps = [str(r["fetched_at"]) for r in rows if r.get("fetched_at")]
     if stamps:
-        out["fetched_at"] = max(stamps)
+        out["fetched_at"] = min(stamps)
     return {k: out[k] for k in _PROVENANCE_KEYS if k in out}
 
 
@@ -237,7 +238,9 @@ def _discovery(client: Client, entity: str, provenance: dict[str, dict[str, Any]
     ``operators`` member: ``ServiceContractError``) does not stop the report, which read
     only to record: the calls check against the client's copy, or read it again where the
     read kept none (an answer that is no discovery document), failing as they would have.
-    The row then counts every read made, from the client's counters, with no rows."""
+    The row then counts every read made, from the client's counters, with no rows, and
+    ``fetched_at`` only when every read was sent (now): of an answer from the HTTP cache the
+    client keeps no time, and the row does not claim one."""
     stats = client.stats
     network, hits = stats.network, stats.cache_hits
     try:
@@ -245,7 +248,7 @@ def _discovery(client: Client, entity: str, provenance: dict[str, dict[str, Any]
     except ServiceContractError:
         client.private.schema(entity)  # the copy the read kept, else read again
         sent, cached = stats.network - network, stats.cache_hits - hits
-        provenance[f"discovery_{entity}"] = {
+        row: dict[str, Any] = {
             "endpoint": f"GET {PRIVATE_PREFIX}/lookup/{entity}",
             "requests": sent + cached,
             "from_cache": combined_from_cache(
@@ -253,8 +256,10 @@ def _discovery(client: Client, entity: str, provenance: dict[str, dict[str, Any]
             ),
             "rows_expected": None,
             "rows_received": None,
-            "fetched_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         }
+        if sent and not cached:
+            row["fetched_at"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        provenance[f"discovery_{entity}"] = row
 
 
 def _service_window(

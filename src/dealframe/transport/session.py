@@ -219,11 +219,15 @@ def _stored_at(raw: Any) -> dt.datetime | None:
     ...     created_at = dt.datetime(2026, 1, 2, 3, 4, 5)
     >>> _stored_at(Cached()).isoformat(), _stored_at(object())
     ('2026-01-02T03:04:05+00:00', None)
+    >>> Cached.created_at = dt.datetime(2026, 1, 2, 12, tzinfo=dt.timezone(dt.timedelta(hours=9)))
+    >>> _stored_at(Cached()).isoformat()
+    '2026-01-02T03:00:00+00:00'
+
     """
     created = getattr(raw, "created_at", None)
     if not isinstance(created, dt.datetime):
         return None
-    return created.replace(tzinfo=dt.UTC) if created.tzinfo is None else created
+    return created.replace(tzinfo=dt.UTC) if created.tzinfo is None else created.astimezone(dt.UTC)
 
 
 def resume(answer: Response) -> AbstractContextManager[None]:
