@@ -171,19 +171,34 @@ def bucket_labels(codes: np.ndarray, time_bucket: str) -> list[str]:
     Raises
     ------
     dealframe.errors.ValidationError
-        ``codes`` are not integers, or ``time_bucket`` is none of these.
+        ``codes`` are not a 1-D array of integers (booleans refused), hold a code outside the
+        years 1 to 9999, or ``time_bucket`` is none of these.
 
     Examples
     --------
     >>> import numpy as np
     >>> bucket_labels(np.array([218, 219]), "quarter")
     ['2024-Q3', '2024-Q4']
+    >>> bucket_labels(np.array([-1]), "month")  # before 1970
+    ['1969-12']
     """
     check_choice("time_bucket", time_bucket, TIME_BUCKETS)
+    expected = "a 1-D array of integer bucket codes (months, quarters or years since 1970)"
+    array = np.asarray(codes)
+    if array.ndim != 1 or array.dtype == bool:  # a flag is no code, nor a lone number a list
+        raise ValidationError("codes", expected, got=codes)
     try:
-        numbers = np.asarray(codes).astype(np.int64, casting="safe").ravel().tolist()
+        numbers = array.astype(np.int64, casting="safe").tolist()
     except (TypeError, ValueError, OverflowError) as exc:
-        raise ValidationError("codes", "an array of integer bucket codes", got=codes) from exc
+        raise ValidationError("codes", expected, got=codes) from exc
+    per_year = {"month": 12, "quarter": 4, "year": 1}.get(time_bucket)
+    if per_year and numbers:  # a label's year has four digits: years 1 to 9999
+        low, high = (1 - 1970) * per_year, (9999 - 1970 + 1) * per_year - 1
+        outside = [c for c in (min(numbers), max(numbers)) if not low <= c <= high]
+        if outside:
+            raise ValidationError(
+                "codes", f"{expected}, from {low} to {high} for {time_bucket}s", got=outside[0]
+            )
     if time_bucket == "month":
         return [f"{1970 + c // 12:04d}-{c % 12 + 1:02d}" for c in numbers]
     if time_bucket == "quarter":
