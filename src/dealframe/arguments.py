@@ -87,33 +87,38 @@ def finite_number(value: Any, argument: str, what: str = "a finite number") -> i
     within 64 bits if an integer.
 
     A ``Decimal`` is no ``numbers.Real`` but is a number all the same: sent as an ``int``
-    when written without decimals (``Decimal("100")``), else as a ``float``.
+    when written without decimals (``Decimal("100")``) and within 64 bits, else as a
+    ``float`` (``Decimal("1E+20")``, as ``1e20`` is); an error names the ``Decimal`` given.
 
     Examples
     --------
     >>> finite_number(Decimal("100.5"), "valuation_min"), finite_number(Decimal("7"), "x")
     (100.5, 7)
+    >>> finite_number(Decimal("1E+20"), "valuation_min")
+    1e+20
     >>> finite_number(Decimal("NaN"), "valuation_min")
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid valuation_min: expected a finite number, got Decimal('NaN')
     """
+    given = value
     if isinstance(value, Decimal):
         if not value.is_finite():
-            raise ValidationError(argument, what, got=value)
+            raise ValidationError(argument, what, got=given)
         exponent = value.as_tuple().exponent
-        value = int(value) if isinstance(exponent, int) and exponent >= 0 else float(value)
+        whole = isinstance(exponent, int) and exponent >= 0 and abs(value) <= INT64_MAX
+        value = int(value) if whole else float(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValidationError(argument, what, got=value)
+        raise ValidationError(argument, what, got=given)
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, numbers.Integral):
         if abs(int(value)) > INT64_MAX:
-            raise ValidationError(argument, f"{what} (at most 2**63 - 1 in size)", got=value)
+            raise ValidationError(argument, f"{what} (at most 2**63 - 1 in size)", got=given)
         return int(value)
     number = float(value)
     if not math.isfinite(number):
-        raise ValidationError(argument, what, got=value)
+        raise ValidationError(argument, what, got=given)
     return number
 
 

@@ -147,6 +147,7 @@ KEPT_IN_CACHE = frozenset(
         "unreadable_label",
         "threshold_mismatch",
         "suppression_unexplained",
+        "deleted_served",
     }
 )
 
@@ -491,7 +492,7 @@ class Finding:
     kind : str
         ``wrong_shape``, ``bad_meta``, ``count_mismatch``, ``repeated_page``,
         ``missing_identity``, ``repeated_rows``, ``conflicting_rows``, ``missing_field``,
-        ``null_field``, ``unknown_value``, ``unrequested`` ...
+        ``null_field``, ``unknown_value``, ``unrequested``, ``deleted_served`` ...
     where : str
         The endpoint, and the page or chunk when there are several.
     message : str

@@ -4,7 +4,7 @@ The interface document (section 3) hides a soft-deleted entity from reads that d
 for deleted records, and a sub-collection cannot ask (it takes no ``include_deleted``). The
 sandbox serves live deals only; the drift proxy marks rows deleted, as a service that does
 not hide them would. The client kept them without a word; it now keeps them and says them in
-an ``unrequested`` finding naming their ids (``strict=True`` raises).
+a ``deleted_served`` finding naming their ids (``strict=True`` raises).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def test_deleted_investments_are_kept_and_named(fresh: Any, proxy: Any, investor
     assert f"{len(deleted)} of {len(frame)} investments rows are soft-deleted" in message
     assert all(ident in message for ident in deleted)
     assert "takes no include_deleted" in message
-    (finding,) = [f for f in frame.attrs["findings"] if f["kind"] == "unrequested"]
+    (finding,) = [f for f in frame.attrs["findings"] if f["kind"] == "deleted_served"]
     assert deleted[0] in finding["message"]
 
 
@@ -66,7 +66,7 @@ def test_deleted_fundings_raise_under_strict(fresh: Any, proxy: Any, companies: 
     proxy.add(rf"^{P}/companies/[^/]+/fundings$", edit(first_row_deleted))
     with pytest.raises(ServiceContractError, match="fundings rows are soft-deleted") as caught:
         fresh.private.fundings(companies, strict=True)
-    assert caught.value.finding == "unrequested"
+    assert caught.value.finding == "deleted_served"
 
 
 def test_live_rows_say_nothing(fresh: Any, proxy: Any, companies: Any) -> None:
@@ -74,4 +74,4 @@ def test_live_rows_say_nothing(fresh: Any, proxy: Any, companies: Any) -> None:
         warnings.simplefilter("error", ServiceContractWarning)
         frame = fresh.private.fundings(companies)
     assert len(frame) and not frame["deleted"].any()
-    assert not [f for f in frame.attrs["findings"] if f["kind"] == "unrequested"]
+    assert not [f for f in frame.attrs["findings"] if f["kind"] == "deleted_served"]

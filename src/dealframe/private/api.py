@@ -73,7 +73,7 @@ from ..notices import (
     user_stacklevel,
     warn_missing,
 )
-from ..provenance import Answered404, attach, combined_from_cache
+from ..provenance import Answered404, attach, combined_from_cache, fetched_at
 from ..public.hints import HINT_SECONDS
 from ..transport.paging import ItemFailure, map_concurrent, unsent
 from ..transport.refusals import TOO_LARGE, smaller_size, stated_bound
@@ -219,6 +219,26 @@ def _said_once(notes: list[str]) -> str | None:
 #: A column of no service's (a NUL in its name) that carries each row's position through a
 #: step that cuts or orders rows and resets the index (:func:`_carried`).
 _AT = "\x00at"
+
+
+def _oldest_fetch(attrs: Iterable[Mapping[str, Any]]) -> str:
+    """The ``fetched_at`` of a frame built of frames with these ``attrs``: the oldest of theirs
+    (:func:`~dealframe.provenance.fetched_at`'s rule: the data is as old as its oldest
+    answer); the time of the call when none says one.
+
+    Examples
+    --------
+    >>> _oldest_fetch([{"fetched_at": "2026-01-02T10:00:00+00:00"},
+    ...                {"fetched_at": "2026-01-02T09:30:00+00:00"}, {}])
+    '2026-01-02T09:30:00+00:00'
+    """
+    stamps = [
+        dt.datetime.fromisoformat(a["fetched_at"])
+        for a in attrs
+        if isinstance(a.get("fetched_at"), str)
+    ]
+    aware = [s if s.tzinfo is not None else s.replace(tzinfo=dt.UTC) for s in stamps]
+    return min(aware, default=fetched_at([])).isoformat(timespec="seconds")
 
 
 def _carried(
@@ -667,10 +687,12 @@ class PrivateApi:
         once on a value outside a list: they grow)."""
         if filters is not None and not isinstance(filters, Mapping):
             raise ValidationError("filters", "a dict of filter names to values", got=filters)
-        # read once: a generator would be empty for the second check (service_decides)
-        merged = materialised({**(filters or {}), **kwargs})
         with self._lock:
             held = self._schemas.get(entity)
+        # read once: a generator would be empty for the second check (service_decides); one
+        # given to a filter of one value is left for the check to refuse (it may never end)
+        typed = [documented_schema(entity)] if held is None else [documented_schema(entity), held]
+        merged = materialised({**(filters or {}), **kwargs}, *typed)
         offline = None if held is not None and not refresh else held or documented_schema(entity)
 
         def read(again: bool, retries: int | None) -> FilterSchema:
@@ -1292,8 +1314,9 @@ class PrivateApi:
             the filters sent (a service that ignored one; a deleted row without
             ``include_deleted``) are dropped with an ``unrequested`` finding, as the list
             calls drop them: the frame may then hold fewer rows than ``returned`` says.
-            Rows below ``updated_at`` are kept: a change-feed walk reads them as the service
-            ignoring its cursor (dropped, the page would look like the feed's end).
+            Rows below ``updated_at`` are kept, said in an ``unrequested`` finding of their
+            own: a change-feed walk reads them as the service ignoring its cursor (dropped,
+            the page would look like the feed's end).
 
         Examples
         --------
@@ -1330,9 +1353,11 @@ class PrivateApi:
         frame, at = dedupe_at(frame, "id", found, np.arange(built), newest="updated_at")
         # rows the filters sent exclude (a service that ignored one): dropped, as lists do;
         # but for ``updated_at``, the cursor of a change-feed walk: a row below it is how the
-        # walk tells a service ignoring the filter (dropped, the page would read as the end)
-        checked = {name: value for name, value in wire.items() if name != "updated_at"}
-        frame, at = _carried(lambda f: drop_outside(f, checked, schema, found), frame, at)
+        # walk tells a service ignoring the filter (dropped, the page would read as the end),
+        # kept and said
+        frame, at = _carried(
+            lambda f: drop_outside(f, wire, schema, found, keep=("updated_at",)), frame, at
+        )
         absent: dict[str, list[Any]] = {}  # documented field -> ids of the items lacking it
         if lacking:
             ids = frame["id"].to_numpy(dtype=object)
@@ -1591,8 +1616,9 @@ class PrivateApi:
             (under ``strict``, an
             :class:`~dealframe.errors.IncompleteResultError` whose ``partial`` is the
             frame). ``attrs["profiles"]`` records the requests (and their
-            ``from_cache``) and missing ids; ``attrs["requests"]`` and
-            ``attrs["from_cache"]`` are of the list pages and the profiles together.
+            ``from_cache`` and ``fetched_at``) and missing ids; ``attrs["requests"]``,
+            ``attrs["from_cache"]`` and ``attrs["fetched_at"]`` (the oldest) are of the list
+            pages and the profiles together.
 
         Returns
         -------
@@ -1702,12 +1728,15 @@ class PrivateApi:
         out.attrs["profiles"] = {
             "requests": requests,
             "from_cache": combined_from_cache(p.attrs for p in parts),
+            "fetched_at": _oldest_fetch(p.attrs for p in parts),
             "missing_ids": missing,
             "findings": found.records(),
         }
-        # the list's pages and the profiles built the frame: both counted, both in from_cache
+        # the list's pages and the profiles built the frame: both counted, both in from_cache,
+        # its data as old as the oldest of them (profiles read from the cache earlier)
         out.attrs["requests"] = frame.attrs.get("requests", 0) + requests
         out.attrs["from_cache"] = combined_from_cache([frame.attrs, *(p.attrs for p in parts)])
+        out.attrs["fetched_at"] = _oldest_fetch([frame.attrs, *(p.attrs for p in parts)])
         if failed:  # the deals answered 404 are in attrs["profiles"]["missing_ids"] too
             error = IncompleteResultError(
                 len(ids),

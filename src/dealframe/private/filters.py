@@ -857,10 +857,16 @@ def documented_schema(entity: str) -> FilterSchema:
     return FilterSchema(entity, documented_document(entity))
 
 
-def materialised(filters: Mapping[Any, Any]) -> dict[Any, Any]:
-    """``filters`` with every one-shot iterator read into a list, once: a value given as a
-    generator, ``map``, ``filter`` or ``iter(...)``, at the top level or as an operator's
-    value (``{"in": gen}``).
+#: Filter types that take one value: an iterator given to one is refused, not read.
+_ONE_VALUE_TYPES = frozenset({"string", "boolean", "number", "date", "datetime", "uuid"})
+#: Operators whose value is a list, whatever the filter's type.
+_LIST_OPERATORS = frozenset({"in", "overlaps"})
+
+
+def materialised(filters: Mapping[Any, Any], *schemas: FilterSchema) -> dict[Any, Any]:
+    """``filters`` with the one-shot iterators of the filters that take a list read into a
+    list, once: a value given as a generator, ``map``, ``filter`` or ``iter(...)``, at the top
+    level or as an operator's value (``{"in": gen}``).
 
     Filters are checked twice against the same values (:func:`service_decides`: the
     interface document's types first, then the service's discovery document, and once more
@@ -868,22 +874,40 @@ def materialised(filters: Mapping[Any, Any]) -> dict[Any, Any]:
     empty list. Anything that is not an iterator (a list, tuple, set, text, bytes, mapping,
     ``numpy.ndarray``, ``pandas.Series`` or ``Index``) is left as it is.
 
+    An iterator given to a filter that takes one value is left unread, for the check to
+    refuse it as given (``valuation_min=itertools.repeat(1)``: reading it would never end):
+    a filter every one of ``schemas`` listing it types as one value (a number, date,
+    timestamp, boolean, UUID or text), unless its operator takes a list (``in``,
+    ``overlaps``). A filter none of them lists is the service's to decide: read.
+
     Examples
     --------
+    >>> import itertools
+    >>> schema = documented_schema("transactions")
     >>> materialised({"id": (i for i in ["a"]), "deal_type": {"in": iter(["M&A"])},
-    ...               "country": "FRA"})
-    {'id': ['a'], 'deal_type': {'in': ['M&A']}, 'country': 'FRA'}
+    ...               "target_country": "FRA"}, schema)
+    {'id': ['a'], 'deal_type': {'in': ['M&A']}, 'target_country': 'FRA'}
+    >>> materialised({"valuation_min": itertools.repeat(1)}, schema)
+    {'valuation_min': repeat(1)}
     """
 
-    def once(value: Any) -> Any:
-        return list(value) if isinstance(value, Iterator) else value
+    def one_value(name: Any) -> bool:
+        types = [s.fields[name].type for s in schemas if name in s.fields]
+        return bool(types) and all(t in _ONE_VALUE_TYPES for t in types)
 
-    return {
-        name: {op: once(v) for op, v in value.items()}
-        if isinstance(value, Mapping)
-        else once(value)
-        for name, value in filters.items()
-    }
+    def once(value: Any, read: bool) -> Any:
+        return list(value) if read and isinstance(value, Iterator) else value
+
+    out: dict[Any, Any] = {}
+    for name, value in filters.items():
+        single = one_value(name)
+        if isinstance(value, Mapping):
+            out[name] = {
+                op: once(v, not single or op in _LIST_OPERATORS) for op, v in value.items()
+            }
+        else:
+            out[name] = once(value, not single)
+    return out
 
 
 def service_decides(

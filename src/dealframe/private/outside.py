@@ -20,14 +20,14 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from dealframe._wording import counted
-from dealframe.contract import Findings
+from dealframe.contract import Findings, _ids_of  # the ids a finding names, as its others do
 from dealframe.frames.nested import contains_any
 from dealframe.private.filters import FilterSchema
 
@@ -164,10 +164,16 @@ def outside_filters(
 
 
 def drop_outside(
-    frame: pd.DataFrame, wire: Mapping[str, Any], schema: FilterSchema, found: Findings
+    frame: pd.DataFrame,
+    wire: Mapping[str, Any],
+    schema: FilterSchema,
+    found: Findings,
+    *,
+    keep: Collection[str] = (),
 ) -> pd.DataFrame:
     """``frame`` without the rows the filters sent exclude (a service that ignored a filter),
-    said as an ``unrequested`` finding.
+    said as an ``unrequested`` finding; the rows outside only the filters named in ``keep``
+    are kept, said in an ``unrequested`` finding of their own.
 
     Parameters
     ----------
@@ -179,40 +185,64 @@ def drop_outside(
         The discovery document the filters were built by (each filter's first operator is
         what a plain value means).
     found : Findings
-        Where the rows dropped are said.
+        Where the rows dropped (and kept) are said.
+    keep : collection of str, optional
+        Filters whose rows outside are kept (``page()``'s ``updated_at``: a change-feed walk
+        reads such rows as the service ignoring its cursor).
 
     Returns
     -------
     pandas.DataFrame
-        ``frame`` itself when no row is outside, else a copy without those rows (its
+        ``frame`` itself when no row is dropped, else a copy without those rows (its
         ``attrs`` kept).
+
+    Examples
+    --------
+    >>> schema = FilterSchema("transactions", {"filters": [
+    ...     {"field": "updated_at", "type": "datetime", "operators": ["gte"]}]})
+    >>> frame = pd.DataFrame({"id": ["a", "b"], "updated_at": pd.to_datetime(
+    ...     ["2001-01-01", "2030-01-01"], utc=True)})
+    >>> found = Findings("POST /transactions page 1")
+    >>> len(drop_outside(frame, {"updated_at": "2010-01-01T00:00:00Z"}, schema, found,
+    ...                  keep=["updated_at"]))
+    2
+    >>> print(found.items[0].message)
+    1 of 2 rows are below the filters sent (updated_at: 1 row before '2010-01-01T00:00:00Z'): kept (a change-feed walk reads them as the service ignoring its cursor; does the service read these filters?)
     """
     operators = {n: f.operators[0] for n, f in schema.fields.items() if f.operators}
-    bad, notes = outside_filters(frame, wire, operators)
-    if not bad.any():
-        return frame
-    found.add(
-        "unrequested",
-        f"{int(bad.sum())} of {len(frame)} rows are outside the filters sent "
-        f"({'; '.join(notes)}): dropped (does the service read these filters?)",
-    )
-    out = frame.loc[~bad].reset_index(drop=True)
-    out.attrs.update(frame.attrs)
+    bad, notes = outside_filters(frame, {n: v for n, v in wire.items() if n not in keep}, operators)
+    out = frame
+    if bad.any():
+        found.add(
+            "unrequested",
+            f"{int(bad.sum())} of {len(frame)} rows are outside the filters sent "
+            f"({'; '.join(notes)}): dropped (does the service read these filters?)",
+        )
+        out = frame.loc[~bad].reset_index(drop=True)
+        out.attrs.update(frame.attrs)
+    kept = {n: v for n, v in wire.items() if n in keep}
+    if kept:  # include_deleted is the dropped rows' (said above)
+        below, said = outside_filters(out, {**kept, "include_deleted": True}, operators)
+        if below.any():
+            found.add(
+                "unrequested",
+                f"{int(below.sum())} of {len(out)} rows are below the filters sent "
+                f"({'; '.join(said)}): kept (a change-feed walk reads them as the service "
+                "ignoring its cursor; does the service read these filters?)",
+            )
     return out
 
 
-#: Ids a message names (the rest are counted).
-_SHOWN = 5
-
-
 def say_deleted(frame: pd.DataFrame, found: Findings, what: str) -> None:
-    """Say, in one ``unrequested`` finding naming their ids, the rows of a sub-collection
+    """Say, in one ``deleted_served`` finding naming their ids, the rows of a sub-collection
     ``frame`` served with ``deleted: true``; the rows are kept.
 
     The interface document (section 3) hides a soft-deleted entity from reads that do not
     ask for deleted records, and a sub-collection cannot ask (it takes no
     ``include_deleted``): such rows are the service's choice, not the call's. They stay in
-    the frame, flagged in its ``deleted`` column, for the caller to keep or drop.
+    the frame, flagged in its ``deleted`` column, for the caller to keep or drop. The answer
+    is used as it came, so the finding leaves the call's HTTP cache entries in place
+    (:data:`~dealframe.contract.KEPT_IN_CACHE`): asking again would get the same rows.
 
     Parameters
     ----------
@@ -229,21 +259,17 @@ def say_deleted(frame: pd.DataFrame, found: Findings, what: str) -> None:
     >>> say_deleted(pd.DataFrame({"id": ["a", "b"], "deleted": [True, False]}), found,
     ...             "fundings")
     >>> print(found.items[0].message)
-    1 of 2 fundings rows are soft-deleted (deleted: true) though a sub-collection takes no include_deleted (the interface document, section 3, hides deleted records from reads that do not ask for them): kept, flagged in the deleted column; ids: a
+    1 of 2 fundings rows are soft-deleted (deleted: true) though a sub-collection takes no include_deleted (the interface document, section 3, hides deleted records from reads that do not ask for them): kept, flagged in the deleted column: id a
     """
     if "deleted" not in frame.columns or not len(frame):
         return
-    rows = frame["deleted"].eq(True).fillna(False).to_numpy(dtype=bool)
+    rows = frame["deleted"].eq(True).fillna(False).astype(bool)
     if not rows.any():
         return
-    ids = frame["id"][rows].astype(str).tolist() if "id" in frame.columns else []
-    shown = ", ".join(ids[:_SHOWN]) + (
-        f" and {len(ids) - _SHOWN} more" if len(ids) > _SHOWN else ""
-    )
     found.add(
-        "unrequested",
+        "deleted_served",
         f"{int(rows.sum())} of {len(frame)} {what} rows are soft-deleted (deleted: true) though "
         "a sub-collection takes no include_deleted (the interface document, section 3, hides "
         "deleted records from reads that do not ask for them): kept, flagged in the deleted "
-        f"column{'; ids: ' + shown if ids else ''}",
+        f"column{_ids_of(frame, rows)}",
     )
