@@ -292,7 +292,10 @@ def warn_held(said: list[str], frame: pd.DataFrame, *, absent: bool = True) -> N
     of the change feed, at the user's line: those of fields absent from every item (the
     page's ``missing_field`` findings, ``attrs["findings"]``) say what the mirror's table
     holds there rather than the client's frame (``absent``), or are dropped (``absent`` False:
-    a count request, whose one item is no row of the table).
+    a count request, whose one item is no row of the table). Those of rows outside the
+    filters (``unrequested``) are dropped: a feed page's row below its cursor stops the walk
+    with its own error (``filter_ignored``), and a count request is the sync's, not the
+    user's (the counts compared say what differs).
 
     Examples
     --------
@@ -305,13 +308,16 @@ def warn_held(said: list[str], frame: pd.DataFrame, *, absent: bool = True) -> N
     >>> seen
     []
     """
-    records = frame.attrs.get("findings") or ()
+    records = [r for r in frame.attrs.get("findings") or () if isinstance(r, dict)]
     lacking = {
-        f"{r.get('where')}: {r.get('message')}"
-        for r in records
-        if isinstance(r, dict) and r.get("kind") == "missing_field"
+        f"{r.get('where')}: {r.get('message')}" for r in records if r.get("kind") == "missing_field"
+    }
+    outside = {
+        f"{r.get('where')}: {r.get('message')}" for r in records if r.get("kind") == "unrequested"
     }
     for message in said:
+        if message in outside:
+            continue
         if message in lacking:
             if not absent:
                 continue
