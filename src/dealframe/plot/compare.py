@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib import cbook
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from matplotlib.transforms import blended_transform_factory
 
 from dealframe._figures import number
+from dealframe._wording import counted
 from dealframe.arguments import checked_keywords, choice, integer_in
 from dealframe.comparison import measure_side
 
@@ -192,14 +194,21 @@ def private_vs_public(
     names = list(groups)
     y = np.arange(len(names))[::-1]
     colours = (ACCENT, PALETTE[4], PALETTE[2], SECOND)
+    zeros: dict[str, int] = {}
     for yi, name, colour in zip(y, names, colours):
         values = groups[name].to_numpy(dtype=float)
         positive = values[values > 0]
-        if not len(positive):
+        zeros[name] = len(values) - len(positive)
+        # the box is of every value kept (its median the one quoted); a log axis cannot
+        # draw 0x, so a bound at 0x is drawn at the smallest value it can, and said
+        median = float(np.median(values)) if len(values) else np.nan
+        if not len(positive) or not median > 0:
             ax.text(
                 0.5,
                 yi,
-                "n/a (too few values)",
+                "n/a (too few values)"
+                if not len(values)
+                else f"median {number(median, '{:.1f}x')} ({_not_drawn(zeros[name])})",
                 va="center",
                 ha="center",
                 fontsize=8,
@@ -207,8 +216,13 @@ def private_vs_public(
                 transform=blended_transform_factory(ax.transAxes, ax.transData),
             )
             continue
-        box = ax.boxplot(
-            positive,
+        stats = cbook.boxplot_stats(values, whis=1.5)[0]
+        low = float(positive.min())
+        for key in ("whislo", "q1", "med", "q3", "whishi"):
+            stats[key] = max(float(stats[key]), low)
+        stats["fliers"] = np.array([])
+        box = ax.bxp(
+            [stats],
             positions=[yi],
             orientation="horizontal",
             widths=0.55,
@@ -218,7 +232,6 @@ def private_vs_public(
         )
         for patch in box["boxes"]:
             patch.set(facecolor=colour, alpha=0.35, edgecolor=colour)
-        median = float(np.median(positive))
         ax.annotate(number(median, "{:.1f}x"), (median, yi + 0.3), ha="center", fontsize=8)
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
@@ -230,7 +243,10 @@ def private_vs_public(
     ax.set_ylim(-0.6, len(names) - 0.4)
     medians = {k: float(np.median(v)) for k, v in filled.items()}
     parts = [
-        f"{k} median {number(m, '{:.1f}x')} (n={group_n(groups[k]):,})" for k, m in medians.items()
+        f"{k} median {number(m, '{:.1f}x')} (n={group_n(groups[k]):,}"
+        + (f"; {_not_drawn(zeros[k])}" if zeros[k] else "")
+        + ")"
+        for k, m in medians.items()
     ]
     alt = (
         f"Box plots of {label} on a log scale, whiskers at 1.5 IQR, NM values left out and "
@@ -250,3 +266,14 @@ def private_vs_public(
         )
     )
     return finish(ax, title, xlabel, ylabel, alt, grid="x")
+
+
+def _not_drawn(zeros: int) -> str:
+    """The values a log axis cannot draw, in words.
+
+    Examples
+    --------
+    >>> _not_drawn(2)
+    '2 values of 0x not drawn on the log scale'
+    """
+    return f"{counted(zeros, 'value')} of 0x not drawn on the log scale"

@@ -400,7 +400,8 @@ def quarterly_medians(
     -----
     Buckets suppressed by the small-n rule are marked "n<k" at the bottom, empty ones
     "0"; buckets the window covers in part (``attrs["methodology"]["date_range"]``) are
-    drawn hollow and labelled "partial". An infinite median, quartile or interval bound (a
+    drawn hollow and labelled "partial" (a ``partial`` column, as the report's
+    ``quarterly_medians`` and ``deal_aggregate`` files have, is read as it is). An infinite median, quartile or interval bound (a
     service's ``Infinity``, read as written) is not drawn: a
     :class:`~dealframe.MissingDataWarning` names its buckets, the alt text too, and the n
     row gives their n with the n/a mark.
@@ -455,7 +456,9 @@ def quarterly_medians(
         return empty(ax, title, word, ylabel, why)
     window = methodology.get("date_range") or {}
     partial = np.zeros(len(buckets), dtype=bool)
-    if window.get("from") and window.get("to") and "period_start" in buckets:
+    if "partial" in buckets:  # the report's files mark it (read back without their attrs)
+        partial = buckets["partial"].astype(object).eq(True).to_numpy(dtype=bool)
+    elif window.get("from") and window.get("to") and "period_start" in buckets:
         partial = partial_periods(
             buckets["period_start"], buckets["period_end"], (window["from"], window["to"])
         )

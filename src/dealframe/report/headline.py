@@ -244,15 +244,19 @@ def _public_card(data: ReportData, rows: list[dict]) -> Card:
     )
     # the card is the group's monthly series (its last month); the Public comps section
     # below is of today's current data: the source said, so two medians do not puzzle
+    # an n/a gives its reason, the headline table's note: the source's month where there is
+    # one, else why there is none; the year-earlier value's reason once, not twice
+    if np.isfinite(before):
+        earlier_text = f"{number(before, '{:.1f}x')}, {change_text(now, before)}"
+    elif earlier_note == no_month:
+        earlier_text = "n/a"
+    else:
+        earlier_text = f"n/a ({earlier_note})"
     return Card(
         "Public comps, median EV/Revenue NTM",
         number(now, "{:.1f}x") if np.isfinite(now) else "n/a",
-        f"monthly series, {month} · {counted(companies, 'listed company')} · 12 months earlier "
-        + (
-            f"{number(before, '{:.1f}x')}, {change_text(now, before)}"
-            if np.isfinite(before)
-            else "n/a"
-        ),
+        (f"monthly series, {month}" if np.isfinite(now) else no_month)
+        + f" · {counted(companies, 'listed company')} · 12 months earlier {earlier_text}",
     )
 
 
@@ -344,14 +348,15 @@ def _sentences(
     first = (
         f"{counted(len(ltm), 'deal')} in the twelve months to {as_of} "
         f"({change_text(len(ltm), len(prior))} on the twelve months before)"
-        + _raising(raised_now, raised_before)
+        + (_raising(raised_now, raised_before) if len(ltm) else ".")
     )
     second = _compared(data.comparisons[COMPARED_PERIODS[0]].summary)
     return (first, second)
 
 
 def _raising(now: float, before: float) -> str:
-    """The end of the first sentence: the capital raised, or in words why there is none.
+    """The end of the first sentence: the capital raised, or in words why there is none
+    (of deals the twelve months have: with none, the sentence says nothing of amounts).
 
     Examples
     --------

@@ -22,10 +22,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dealframe._vocab import TIME_BUCKETS
 from dealframe._wording import matching
 from dealframe.analytics import bucket_medians, reconcile_frames
 from dealframe.analytics.buckets import METRIC_COLUMNS, aggregate_methodology
+from dealframe.arguments import choice
 from dealframe.comparison import PAIRS, Comparison, summarise
+from dealframe.errors import ValidationError
 from dealframe.plot.compare import deal_groups
 from dealframe.plot.shaping import (
     MULTIPLE_BOUNDS,
@@ -264,7 +267,7 @@ _FREQUENCIES = {"month": "M", "quarter": "Q", "year": "Y"}
 
 
 def partial_buckets(
-    frame: pd.DataFrame, window: tuple[str, str], time_bucket: str = "quarter"
+    frame: pd.DataFrame, window: tuple[str, str], time_bucket: str | None = None
 ) -> pd.DataFrame:
     """``frame`` with a ``partial`` column: the window covers the bucket only in part.
 
@@ -274,23 +277,79 @@ def partial_buckets(
     (``YYYY-MM``, ``YYYY-Qn``, ``YYYY`` by ``time_bucket``; ``none``: the window itself,
     never partial). The values are not touched; ``attrs`` are kept.
 
+    Parameters
+    ----------
+    frame : DataFrame
+        A frame of buckets: an aggregate, :func:`quarterly_medians_table`,
+        :func:`reconciliation_table`.
+    window : (date_from, date_to)
+        The dates the buckets are of.
+    time_bucket : {"month", "quarter", "year", "none"}, optional
+        What a bucket is; default ``frame.attrs["time_bucket"]`` (as the service's aggregate
+        and :func:`~dealframe.analytics.bucket_medians` set it), else ``"quarter"``.
+
+    Raises
+    ------
+    dealframe.errors.ValidationError
+        ``time_bucket`` is none of these, or the frame's periods cannot be read: no
+        ``bucket`` column (and no ``period_start``/``period_end``), a label that is not of
+        ``time_bucket``, a missing or time-zoned period bound.
+
     Examples
     --------
     >>> t = pd.DataFrame({"bucket": ["2024-Q1", "2024-Q2"], "n": [3, 9]})
     >>> partial_buckets(t, ("2024-02-15", "2024-06-30"))["partial"].tolist()
     [True, False]
+    >>> m = pd.DataFrame({"bucket": ["2024-02", "2024-03"], "n": [3, 9]})
+    >>> m.attrs["time_bucket"] = "month"
+    >>> partial_buckets(m, ("2024-02-01", "2024-03-15"))["partial"].tolist()
+    [False, True]
     """
+    if time_bucket is None:
+        time_bucket = str(frame.attrs.get("time_bucket") or "quarter")
+    time_bucket = choice(time_bucket, "time_bucket", TIME_BUCKETS)
     out = frame.copy()
-    if len(frame) and {"period_start", "period_end"} <= set(frame.columns):
-        out["partial"] = partial_periods(frame["period_start"], frame["period_end"], window)
-    elif len(frame) and time_bucket in _FREQUENCIES:
-        periods = pd.PeriodIndex(
-            [pd.Period(str(b), freq=_FREQUENCIES[time_bucket]) for b in frame["bucket"]]
-        )
-        out["partial"] = partial_periods(periods.start_time, periods.end_time, window)
-    else:
+    if not len(frame) or time_bucket == "none":
         out["partial"] = np.zeros(len(frame), dtype=bool)
+        return out
+    if {"period_start", "period_end"} <= set(frame.columns):
+        starts, ends = (_bounds(frame[c], c) for c in ("period_start", "period_end"))
+    else:
+        starts, ends = _label_periods(frame, time_bucket)
+    out["partial"] = partial_periods(starts, ends, window)
     return out
+
+
+def _bounds(values: pd.Series, name: str) -> pd.Series:
+    """A period bound column as naive timestamps, or a ValidationError naming it."""
+    expected = "dates of the bucket's period (no missing value, no time zone)"
+    try:
+        dates = pd.to_datetime(values)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValidationError(name, expected, got=values.astype(str).tolist()[:3]) from exc
+    if getattr(dates.dt, "tz", None) is not None or dates.isna().any():
+        raise ValidationError(name, expected, got=values.astype(str).tolist()[:3])
+    return dates
+
+
+def _label_periods(frame: pd.DataFrame, time_bucket: str) -> tuple[Any, Any]:
+    """First and last day of each ``bucket`` label's period, or a ValidationError."""
+    formats = {"month": "YYYY-MM", "quarter": "YYYY-Qn", "year": "YYYY"}
+    expected = f"bucket labels of a {time_bucket} ({formats[time_bucket]})"
+    if "bucket" not in frame.columns:
+        raise ValidationError(
+            "frame",
+            f"a bucket column or period_start and period_end ({expected})",
+            got=f"columns {list(frame.columns)[:10]}",
+        )
+    labels = frame["bucket"].astype(str).tolist()
+    try:
+        periods = pd.PeriodIndex([pd.Period(b, freq=_FREQUENCIES[time_bucket]) for b in labels])
+    except (TypeError, ValueError, OverflowError) as exc:  # DateParseError is a ValueError
+        raise ValidationError("frame.bucket", expected, got=labels[:3]) from exc
+    if periods.isna().any():
+        raise ValidationError("frame.bucket", expected, got=labels[:3])
+    return periods.start_time, periods.end_time
 
 
 def quarterly_medians_table(
