@@ -38,6 +38,7 @@ from dealframe.cli_options import (
     port,
     positive,
     sandbox_scale,
+    seconds_up_to,
 )
 from dealframe.clitools import (
     EXIT_INTERRUPTED,
@@ -56,9 +57,9 @@ from dealframe.errors import DealframeError
 from dealframe.mirror import cli as mirror_cli
 from dealframe.pull import cli as pull_cli
 from dealframe.report import cli as report_cli
-from dealframe.sandbox.arguments import MAX_SCALE, SCALE_MEMORY
+from dealframe.sandbox.arguments import MAX_LATENCY, MAX_SCALE, SCALE_MEMORY
 from dealframe.sandbox.auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
-from dealframe.sandbox.faults import FAULT_KINDS
+from dealframe.sandbox.faults import FAULT_KINDS, MAX_RETRY_AFTER, MAX_SLOW_SECONDS
 from dealframe.sandbox.profiles import PROFILES, UnknownProfileError, select
 
 __all__ = ["every_option", "main"]
@@ -68,6 +69,27 @@ _INTERRUPTED = {
     "dealframe mirror sync": " (each table is at its previous version, or at the new one "
     "where its commit was done; the next sync goes on from there)",
 }
+
+
+def _latency_ms(value: str) -> float:
+    """``--latency-ms``: milliseconds from 0 to the sandbox's largest latency, refused in the
+    option's own unit (the sandbox's error spoke of seconds and of ``latency``).
+
+    Examples
+    --------
+    >>> _latency_ms("250")
+    250.0
+    >>> _latency_ms("60001")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '60001' is not a number of milliseconds from 0 to 60,000
+    """
+    number = non_negative(value)
+    if number > MAX_LATENCY * 1000:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a number of milliseconds from 0 to {MAX_LATENCY * 1000:,.0f}"
+        )
+    return number
 
 
 def _fault_plan(args: argparse.Namespace) -> sandbox.FaultPlan | None:
@@ -111,13 +133,14 @@ def _resolve(name: str) -> None:
         raise DealframeError(f"--host: {said}") from None
 
 
-def _client_url(url: str) -> str:
-    """The URL a client on this machine uses for a server bound at ``url``.
+def _client_url(url: str, bound: str | None = None) -> str:
+    """The URL a client on this machine uses for a server at ``url``, bound to the IP
+    address ``bound`` (None: not known).
 
-    A wildcard bind (``0.0.0.0``, ``::``) answers on loopback, and a host name that resolves
-    to a loopback address (this machine's name, often) is served there: the client accepts
-    that address over plain http, but refuses the wildcard address and any name other than
-    ``localhost``. Any other host is kept (see :func:`_insecure_note`).
+    A wildcard bind (``0.0.0.0``, ``::``) answers on loopback, and a host name the server
+    bound to a loopback address (this machine's name, often) is served there: the client
+    accepts that address over plain http, but refuses the wildcard address and any name
+    other than ``localhost``. Any other host is kept (see :func:`_insecure_note`).
 
     Examples
     --------
@@ -125,17 +148,22 @@ def _client_url(url: str) -> str:
     ('http://127.0.0.1:8123', 'http://[::1]:8123')
     >>> _client_url("http://127.0.0.1:8123"), _client_url("http://localhost:8123")
     ('http://127.0.0.1:8123', 'http://localhost:8123')
+    >>> _client_url("http://devbox:8123", "::1"), _client_url("http://devbox:8123", "10.1.2.3")
+    ('http://[::1]:8123', 'http://devbox:8123')
     """
     parts = urllib.parse.urlsplit(url)
     name = parts.hostname or ""
     if _is_loopback(name):
         return url
-    host: ipaddress.IPv4Address | ipaddress.IPv6Address | None
+    host: ipaddress.IPv4Address | ipaddress.IPv6Address
     try:
         host = ipaddress.ip_address(name)
     except ValueError:  # a host name: the address the server bound it to
-        host = _bound_address(name)
-        if host is None or not host.is_loopback:
+        try:
+            host = ipaddress.ip_address(bound or "")
+        except ValueError:
+            return url
+        if not host.is_loopback:
             return url
     if host.is_unspecified:
         host = ipaddress.ip_address("::1" if host.version == 6 else "127.0.0.1")
@@ -143,16 +171,6 @@ def _client_url(url: str) -> str:
         return url
     shown = f"[{host}]" if host.version == 6 else str(host)
     return parts._replace(netloc=f"{shown}:{parts.port}").geturl()
-
-
-def _bound_address(name: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """The address a server given the host ``name`` binds (the first the system resolves it
-    to, as the sandbox does), or None when it does not resolve."""
-    try:
-        found = socket.getaddrinfo(name, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-        return ipaddress.ip_address(str(found[0][4][0]).split("%")[0])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def _insecure_note(url: str) -> str | None:
@@ -189,6 +207,8 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
     faults = _fault_plan(args)
     _resolve(args.host)
 
+    bound: list[str] = []  # the address the server listens on (serve says it before ready)
+
     def ready(state: object, url: str) -> None:
         print(
             f"dealframe sandbox serving on {url} (scale {args.scale}, seed {args.seed}, "
@@ -196,7 +216,7 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
             flush=True,
         )
         print("# for a client in another shell:", flush=True)
-        client_url = _client_url(url)
+        client_url = _client_url(url, bound[0] if bound else None)
         print(f"export DEALFRAME_BASE_URL={client_url}", flush=True)
         note = _insecure_note(client_url)
         if note is not None:
@@ -220,6 +240,7 @@ def _sandbox_serve(args: argparse.Namespace) -> int:
             faults=faults,
             ready=ready,
             profile=profile,
+            bound=bound.append,
         )
     except sandbox.SandboxStartError as exc:
         raise DealframeError(exc) from None
@@ -269,9 +290,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--latency-ms",
-        type=non_negative,
+        type=_latency_ms,
         default=0.0,
-        help="simulated round trip per request, like a remote service (default 0)",
+        help="simulated round trip per request in milliseconds, like a remote service: 0 to "
+        f"{MAX_LATENCY * 1000:,.0f} (default 0)",
     )
     serve.add_argument(
         "--fault-rate",
@@ -304,15 +326,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--fault-retry-after",
-        type=non_negative,
+        type=seconds_up_to(MAX_RETRY_AFTER, "the longest Retry-After the sandbox sends"),
         default=1.0,
-        help="seconds of Retry-After sent with a 429 fault (default 1)",
+        help=f"seconds of Retry-After sent with a 429 fault: 0 to {MAX_RETRY_AFTER:,.0f} "
+        "(default 1)",
     )
     serve.add_argument(
         "--fault-slow-seconds",
-        type=non_negative,
+        type=seconds_up_to(MAX_SLOW_SECONDS, "the longest slow fault of the sandbox"),
         default=2.0,
-        help="delay of a slow fault (default 2)",
+        help=f"delay of a slow fault in seconds: 0 to {MAX_SLOW_SECONDS:,.0f} (default 2)",
     )
     serve.add_argument(
         "--profile",

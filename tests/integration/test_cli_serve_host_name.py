@@ -95,16 +95,15 @@ def test_a_lan_address_is_exported_with_the_setting_the_client_needs(monkeypatch
         assert client.settings.base_url == url  # the setting the note names exists
 
 
-def test_a_name_resolving_to_loopback_is_exported_as_the_address(monkeypatch, capsys):
-    def serve(*args, ready, host, port, **kwargs):
+def test_a_name_bound_to_loopback_is_exported_as_the_address(monkeypatch, capsys):
+    def serve(*args, ready, host, port, bound, **kwargs):  # the server bound the name to ::1
+        bound("::1")
         ready(None, f"http://{host}:{port}")
 
-    real = socket.getaddrinfo
-
-    def getaddrinfo(host, *args, **kwargs):  # a name this machine's resolver maps to ::1
+    def getaddrinfo(host, *args, **kwargs):  # the address bound is used, not resolved again
         if host == "devbox.example":
-            return [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("::1", 0, 0, 0))]
-        return real(host, *args, **kwargs)
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("192.0.2.9", 0))]
+        raise AssertionError(f"resolved {host!r}")
 
     monkeypatch.setattr(dealframe.sandbox, "serve", serve, raising=False)
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)

@@ -35,7 +35,6 @@ standard library is used, so any ASGI app can be wrapped.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import re
@@ -46,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .arguments import SandboxArgumentError, methods_checked, number, whole
+from .connection import close_connection
 from .stopping import Stopping
 
 __all__ = [
@@ -425,7 +425,7 @@ class FaultInjector:
         await send({"type": "http.response.body", "body": body, "more_body": False})
 
     async def _drop(self, send: Send) -> None:
-        if not await _close_connection(send):
+        if not await close_connection(send):
             raise InjectedFault("drop: connection aborted by fault injection")
 
     async def _damaged(self, kind: str, scope: Scope, receive: Receive, send: Send) -> None:
@@ -448,24 +448,9 @@ class FaultInjector:
             {"type": "http.response.start", "status": start.get("status", 200), "headers": headers}
         )
         await send({"type": "http.response.body", "body": half, "more_body": not cut})
-        if not cut and not await _close_connection(send):
+        if not cut and not await close_connection(send):
             raise InjectedFault("truncate: response aborted by fault injection")
 
 
 def _seconds(value: float) -> bytes:
     return (str(int(value)) if float(value).is_integer() else f"{value:g}").encode()
-
-
-async def _close_connection(send: Send) -> bool:
-    """Close the server's connection if ``send`` exposes its transport; report success."""
-    owner = getattr(send, "__self__", None)
-    transport = getattr(owner, "transport", None)
-    if transport is None or not hasattr(transport, "close"):
-        return False
-    transport.close()
-    # let the server notice the closed connection, so it neither answers 500 nor logs an error
-    for _ in range(50):
-        if getattr(owner, "disconnected", True):
-            break
-        await asyncio.sleep(0.001)
-    return True

@@ -62,9 +62,6 @@ def http_layer() -> ModuleType:
 
     Raises
     ------
-    SandboxArgumentError
-        ``say`` is not callable (nor None), before anything starts; the other arguments as
-        for :func:`dealframe.sandbox.run`.
     SandboxExtraMissing
         When Starlette or uvicorn cannot be imported.
     """

@@ -130,7 +130,8 @@ def dealframe_sandbox(pytestconfig: pytest.Config) -> Iterator[object]:
 @pytest.fixture
 def dealframe_sandbox_factory() -> Iterator[object]:
     """A function that starts extra sandboxes (e.g. with faults, or ``profile="limit-100"``);
-    all stopped after the test."""
+    all stopped after the test, each one even when another fails to stop (the first
+    failure is raised then, with a note for each other one)."""
     from dealframe.sandbox import start
 
     started = []
@@ -141,5 +142,13 @@ def dealframe_sandbox_factory() -> Iterator[object]:
         return sb
 
     yield factory
+    failed: list[Exception] = []
     for sb in started:
-        sb.stop()
+        try:
+            sb.stop()
+        except Exception as exc:
+            failed.append(exc)
+    if failed:
+        for other in failed[1:]:
+            failed[0].add_note(f"and: {other}")
+        raise failed[0]

@@ -21,6 +21,7 @@ import uvicorn
 from .app import build_app
 from .arguments import host_name, keywords_checked, methods_checked, moment, port_number
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
+from .connection import close_connection
 from .faults import FaultPlan, fault_plan
 from .launch import SandboxStartError, SandboxStopError
 from .models import SandboxConfig, SandboxState
@@ -221,11 +222,44 @@ class _Server(uvicorn.Server):
             self.state.close()
 
 
+class _QuietAtStop:
+    """The sandbox app, whose requests cancelled by its stopping server end quietly.
+
+    A request still running :data:`_GRACEFUL_S` after the server began to stop (a body
+    never sent, an answer its client does not read) is cancelled by uvicorn, which logged
+    the ``CancelledError`` with its traceback (about 45 lines on the stderr of a user
+    leaving ``with run(...)``) and answered 500. Its connection is closed instead; uvicorn's
+    one line (``Cancel 1 running task(s) ...``) says it. Any other exception, and a
+    cancellation while the server is not stopping, is left to uvicorn.
+    """
+
+    def __init__(self, app: Any, stopping: Stopping) -> None:
+        self.app = app
+        self.stopping = stopping
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except asyncio.CancelledError:
+            if not self.stopping.is_set():
+                raise
+            for _ in range(3):  # the server's loop, once it has returned, cancels us again
+                try:
+                    closed = await close_connection(send)
+                    break
+                except asyncio.CancelledError:
+                    continue
+            else:
+                closed = True  # closed, its end not seen
+            if not closed:
+                raise
+
+
 def _uvicorn_server(
     app: Any, host: str, port: int, state: SandboxState, stopping: Stopping
 ) -> uvicorn.Server:
     config = uvicorn.Config(
-        app,
+        _QuietAtStop(app, stopping),
         host=host,
         port=port,
         # uvicorn's defaults configure the process's logging (handlers, levels): that is the
@@ -390,6 +424,9 @@ def run(
         it), before anything is built.
     SandboxStartError
         When the server cannot bind or start (a ``RuntimeError``).
+    SandboxStopError
+        The server did not stop when the block ended normally (see :meth:`Sandbox.stop`).
+        When the block raised, its exception is raised, with a note saying so.
     UnknownProfileError
         ``profile`` names no profile (a ``ValueError`` listing them), before anything starts.
 
@@ -406,8 +443,15 @@ def run(
     sb = start(**locals())  # the same parameters
     try:
         yield sb
-    finally:
-        sb.stop()
+    except BaseException as exc:
+        # the block's own exception is the one to see: a server that does not stop too is
+        # said under it, never in its place
+        try:
+            sb.stop()
+        except SandboxStopError as stop_error:
+            exc.add_note(f"and stopping the sandbox failed: {stop_error}")
+        raise
+    sb.stop()
 
 
 @keywords_checked
@@ -425,13 +469,16 @@ def serve(
     ready: Callable[[SandboxState, str], None] | None = None,
     admin_token: str | None = None,
     profile: str | Sequence[str] | Profile | None = DEFAULT,
+    bound: Callable[[str], None] | None = None,
 ) -> None:
     """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``).
 
     The address is taken first (a port in use fails at once, with
     :class:`SandboxStartError`), then the data is built, then the server listens; ``ready``
     is then called with the state and the URL it is served on (the real port when ``port``
-    is 0), and connections made from then on are answered. ``profile`` is as for
+    is 0), and connections made from then on are answered. Just before, ``bound`` is
+    called with the IP address the server listens on (``"::1"`` for a host name that
+    resolves there, ``"0.0.0.0"`` for every interface), as bound. ``profile`` is as for
     :func:`run` (checked before any data is built). A start-up snapshot of freshly
     generated data (docs/sandbox.md) begins once the server answers, and the shutdown
     (Ctrl-C, SIGTERM) waits for it.
@@ -468,6 +515,8 @@ def serve(
             app = build_app(state, faults=faults, profile=chosen, stopping=stopping)
             server = _uvicorn_server(app, host, port, state, stopping)
             address.listen(2048)  # only now: connections made during the build are refused
+            if bound is not None:
+                bound(str(address.getsockname()[0]).split("%")[0])  # no IPv6 scope
             if ready is not None:
                 ready(state, _url(host, address.getsockname()[1]))
             server.run(sockets=[address])

@@ -11,6 +11,7 @@ standard library is used, as in :mod:`.faults`.
 from __future__ import annotations
 
 import asyncio
+import threading
 
 __all__ = ["Stopping"]
 
@@ -18,7 +19,12 @@ __all__ = ["Stopping"]
 class Stopping:
     """Set once the server serving an app begins to stop; :meth:`pause` ends there.
 
-    One per served app: its event belongs to the event loop of the server that waits on it.
+    It holds no object of an event loop between waits: an app is served by one loop, but an
+    app built by :func:`~.app.build_app` may be called from several in turn (two
+    ``asyncio.run``, a test client opened twice, a loop per test), and an ``asyncio.Event``
+    waited on from a second loop raised ``RuntimeError`` (bound to a different event loop).
+    Each :meth:`pause` waits on a future of its own loop, which :meth:`set` (from any thread)
+    resolves in that loop.
 
     Examples
     --------
@@ -34,21 +40,44 @@ class Stopping:
     """
 
     def __init__(self) -> None:
-        self._event = asyncio.Event()
+        self._set = False
+        self._lock = threading.Lock()
+        self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = set()
 
     def set(self) -> None:
-        """Stop every :meth:`pause` now and from now on (call it from the server's loop)."""
-        self._event.set()
+        """Stop every :meth:`pause` now and from now on (from any thread)."""
+        with self._lock:
+            self._set = True
+            waiters, self._waiters = self._waiters, set()
+        for loop, future in waiters:
+            try:
+                loop.call_soon_threadsafe(_resolve, future)
+            except RuntimeError:  # that loop is closed: nothing waits there any more
+                pass
 
     def is_set(self) -> bool:
         """Whether the server is stopping."""
-        return self._event.is_set()
+        return self._set
 
     async def pause(self, seconds: float) -> None:
         """Wait ``seconds``, or less: until the server begins to stop."""
-        if seconds <= 0 or self._event.is_set():
+        if seconds <= 0:
             return
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        waiter = (loop, future)
+        with self._lock:
+            if self._set:
+                return
+            self._waiters.add(waiter)
         try:
-            await asyncio.wait_for(self._event.wait(), timeout=seconds)
-        except TimeoutError:
-            pass
+            await asyncio.wait([future], timeout=seconds)
+        finally:
+            with self._lock:
+                self._waiters.discard(waiter)
+            future.cancel()
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

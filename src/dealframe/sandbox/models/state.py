@@ -98,23 +98,40 @@ class SandboxConfig:
         number("latency", self.latency, at_least=0.0, at_most=MAX_LATENCY)
         if self.rate_limit is not None:
             number("rate_limit", self.rate_limit, above=0.0)
-        for name in ("public_token", "private_key"):
-            if not isinstance(getattr(self, name), str) or not getattr(self, name):
-                raise SandboxArgumentError(name, "a non-empty string", type(getattr(self, name)))
-        token = self.admin_token
-        if token is not None and (not isinstance(token, str) or not token.strip()):
-            # "" turned the admin endpoints on with no token that opens them; True, b"x"
-            # started a sandbox whose every admin request was a 500
-            shown = token if isinstance(token, str) else type(token)  # no token shown
-            raise SandboxArgumentError(
-                "admin_token", "a non-empty string, or None (admin endpoints off)", shown
-            )
+        for name in ("public_token", "private_key", "admin_token"):
+            _token(name, getattr(self, name))
 
     def __repr__(self) -> str:  # tokens stay out of reprs
         return (
             f"SandboxConfig(seed={self.seed}, scale={self.scale}, as_of={self.as_of.isoformat()}, "
             f"rate_limit={self.rate_limit}, latency={self.latency})"
         )
+
+
+def _token(name: str, token: object) -> None:
+    """Refuse a token no request can give: not a string, blank, or with blanks around it
+    (the sandbox strips the token of the ``Authorization`` header before comparing, so
+    ``" secret "`` never matched). None stands for no admin token (admin endpoints off)."""
+    if token is None and name == "admin_token":
+        return
+    if isinstance(token, str) and token.strip() and token == token.strip():
+        return
+    # "" turned the admin endpoints on with no token that opens them; True, b"x" started a
+    # sandbox whose every admin request was a 500. The token itself is never shown.
+    shown = (
+        type(token)
+        if not isinstance(token, str)
+        else "a blank string"
+        if not token.strip()
+        else "a string with blanks around it"
+    )
+    expected = "a non-empty string without blanks around it"
+    if name == "admin_token":
+        expected += ", or None (admin endpoints off)"
+    got = f"got {shown}" if isinstance(shown, str) else f"got {shown!r}"
+    raise SandboxArgumentError(
+        name, expected, message=f"invalid {name}: expected {expected}, {got}"
+    )
 
 
 class Clock:
