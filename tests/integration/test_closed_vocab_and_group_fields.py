@@ -198,3 +198,28 @@ def test_snake_case_group_fields_are_read_as_the_fields_they_spell(fresh, direct
     assert "market_cap" not in o.value.index
     pd.testing.assert_frame_equal(o.value, reference)
     assert any("market_cap as marketCap" in m for m in _said(o)), _said(o)
+
+
+# ------------------------------------------------------------------- nested timestamps
+
+
+def test_a_nested_timestamp_without_offset_is_said(fresh, direct, proxy):
+    """``valuation.updated_at`` without an offset is read as UTC and said, as a top-level
+    ``updated_at`` is (a guard: the audit's case read companies holding no valuation)."""
+    some = direct.private.company(list(direct.private.companies()["id"][:300]))
+    ids = some.loc[some["valuation_updated_at"].notna(), "id"].tolist()[:4]
+    assert ids, "no company of these has a valuation"
+
+    def naive(item: dict[str, Any]) -> None:
+        valuation = item.get("valuation")
+        if isinstance(valuation, dict) and isinstance(valuation.get("updated_at"), str):
+            stamp = valuation["updated_at"]
+            valuation["updated_at"] = stamp.replace("+00:00", "").replace("Z", "")
+
+    proxy.add(r"/companies/[0-9a-f-]+$", items_edit(naive))
+    o = outcome(lambda: fresh.private.company(ids))
+    assert o.error is None, repr(o.error)
+    expected = some.set_index("id").loc[ids, "valuation_updated_at"]
+    assert o.value.set_index("id")["valuation_updated_at"].equals(expected)
+    said = [m for m in _said(o) if "valuation_updated_at: no offset in" in m]
+    assert len(said) == 1 and f"in {len(ids)} timestamps" in said[0], _said(o)
