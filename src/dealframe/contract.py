@@ -55,7 +55,7 @@ import pandas as pd
 import pyarrow as pa
 
 from dealframe._countries import is_country, why_not
-from dealframe._vocab import REGIONS
+from dealframe._vocab import DEAL_SUBTYPES, DEAL_TYPES, REGIONS
 from dealframe.arguments import call_secrets
 from dealframe.errors import (
     _ANYWHERE,
@@ -1447,10 +1447,14 @@ def outside_vocabulary(
     found: Findings,
     *,
     where: str | None = None,
+    named: str | None = None,
 ) -> dict[Any, int]:
     """Values of column ``name`` outside ``vocabulary``, with their counts (most first); an
-    ``unknown_value`` finding names them. The rows are kept: no comparison with a value of
-    the vocabulary matches them.
+    ``unknown_value`` finding names them, each value that spells one of the vocabulary in
+    another case or with other separators (``VENTURE``, ``Series_A``, ``western europe``)
+    with a did-you-mean. The rows are kept, the values as they came: no comparison with a
+    value of the vocabulary matches them. ``named`` says the vocabulary in the finding in
+    place of listing its values (a long one).
 
     Examples
     --------
@@ -1467,11 +1471,15 @@ def outside_vocabulary(
     odd = values[values.notna() & ~values.isin(list(vocabulary))]
     counts = dict(Counter(odd.tolist()).most_common())
     if counts:
-        shown = ", ".join(f"{quoted(value, 20)} ({n:,})" for value, n in list(counts.items())[:5])
+        by_fold = {_folded(str(v)): v for v in vocabulary}
+        shown = ", ".join(
+            f"{quoted(value, 20)} ({n:,}{_spelt_as(value, by_fold)})"
+            for value, n in list(counts.items())[:5]
+        )
         more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
         found.add(
             "unknown_value",
-            f"{name} outside {', '.join(map(str, vocabulary))} in {len(odd):,} of "
+            f"{name} outside {named or ', '.join(map(str, vocabulary))} in {len(odd):,} of "
             f"{len(frame):,} rows: {shown}{more} (rows kept, the values as they came: they "
             "match none of the vocabulary's)",
             where=where,
@@ -1479,13 +1487,47 @@ def outside_vocabulary(
     return counts
 
 
+def _spelt_as(value: Any, by_fold: Mapping[str, Any]) -> str:
+    """``; did you mean 'Venture'?`` for a ``value`` that spells a member of a vocabulary
+    (``by_fold``: members by :func:`_folded` spelling) in another case or with other
+    separators, else nothing.
+
+    Examples
+    --------
+    >>> _spelt_as("Series_A", {"seriesa": "Series A"}), _spelt_as("Debt", {"seriesa": "Series A"})
+    ("; did you mean 'Series A'?", '')
+    """
+    meant = by_fold.get(_folded(value)) if isinstance(value, str) else None
+    return f"; did you mean {meant!r}?" if meant is not None else ""
+
+
+_DEAL_VOCABULARIES: Mapping[str, tuple[str, ...]] = {
+    "deal_type": DEAL_TYPES,
+    "deal_subtype": DEAL_SUBTYPES,
+}
+
 #: Columns the interface document gives a closed vocabulary, by answer (section 4.4:
-#: "Region vocabulary (for region and target_region)"; ``role`` and ``match_type`` are
-#: checked where they are read, once their spelling is undone).
+#: "Region vocabulary (for region and target_region)", the deal types and subtypes; ``role``
+#: and ``match_type`` are checked where they are read, once their spelling is undone). The
+#: deal types and subtypes a service's discovery document lists besides are taken too
+#: (:func:`document_values`: ``listed``).
 VOCABULARY_FIELDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
     "companies": {"region": REGIONS},
-    "investors": {"region": REGIONS},  # a profile holds the company profile fields
-    "transactions": {"target_region": REGIONS},
+    "investors": {  # a profile holds the company profile fields and the stats
+        "region": REGIONS,
+        "stats_most_common_deal_type": DEAL_TYPES,
+        "stats_most_common_deal_subtype": DEAL_SUBTYPES,
+    },
+    "transactions": {"target_region": REGIONS, **_DEAL_VOCABULARIES},  # deals, fundings ...
+    "deals_with_role": dict(_DEAL_VOCABULARIES),  # buyside, investments
+}
+#: The discovery filter whose listed values a column of :data:`VOCABULARY_FIELDS` takes
+#: besides the document's (the lists grow).
+_LISTED_AS: Mapping[str, str] = {
+    "deal_type": "deal_type",
+    "deal_subtype": "deal_subtype",
+    "stats_most_common_deal_type": "deal_type",
+    "stats_most_common_deal_subtype": "deal_subtype",
 }
 #: Columns the document types as ISO 3166 alpha-3 codes, by answer (sections 2.1 and 2.2).
 ISO3_FIELDS: Mapping[str, tuple[str, ...]] = {
@@ -1505,7 +1547,12 @@ ORDERED_FIELDS: Mapping[str, tuple[tuple[str, str], ...]] = {
 
 
 def document_values(
-    frame: pd.DataFrame, answer: str, found: Findings, *, where: str | None = None
+    frame: pd.DataFrame,
+    answer: str,
+    found: Findings,
+    *,
+    where: str | None = None,
+    listed: Mapping[str, Sequence[str] | None] | None = None,
 ) -> None:
     """Say the values of ``frame`` (the rows of an ``answer``: ``companies``, ``search``,
     ``portfolio`` ...) that break a rule the interface document makes plain, each rule in
@@ -1513,7 +1560,12 @@ def document_values(
     changed), so what is said is what the frame holds.
 
     - A value outside a closed vocabulary (:data:`VOCABULARY_FIELDS`: ``region``,
-      ``target_region``): ``unknown_value`` (:func:`outside_vocabulary`).
+      ``target_region``, ``deal_type``, ``deal_subtype``): ``unknown_value``
+      (:func:`outside_vocabulary`), with a did-you-mean for a value that spells a known one
+      in another case or with other separators (``VENTURE``, ``Series_A``). A deal type or
+      subtype is known when the document lists it or ``listed`` does: the values of the
+      service's discovery document (``deal_type``, ``deal_subtype`` filters) the client
+      holds.
     - A country that is no assigned ISO 3166 alpha-3 code (:data:`ISO3_FIELDS`: ``"US"``,
       ``"usa"``, ``"GER"``; :func:`~dealframe._countries.is_country`), a value no country
       filter takes: ``unknown_value``.
@@ -1532,7 +1584,12 @@ def document_values(
     country no country filter takes in 1 of 2 rows: 'GER' (1; did you mean 'DEU', Germany? 'GER' is no ISO 3166 code) (rows kept, the values as they came: a filter naming the code meant does not select them)
     """
     for name, vocabulary in VOCABULARY_FIELDS.get(answer, {}).items():
-        outside_vocabulary(frame, name, vocabulary, found, where=where)
+        served = (listed or {}).get(_LISTED_AS.get(name, name)) or ()
+        more = tuple(v for v in served if v not in vocabulary)
+        named = None
+        if name in _LISTED_AS:  # long lists: said, not listed
+            named = "the document's list" + (" and the discovery document's" if more else "")
+        outside_vocabulary(frame, name, (*vocabulary, *more), found, where=where, named=named)
     for name in ISO3_FIELDS.get(answer, ()):
         _not_iso3(frame, name, found, where)
     for first, last in ORDERED_FIELDS.get(answer, ()):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
 from typing import Any, TypeAlias
@@ -34,6 +35,7 @@ from dealframe.contract import (
     _as_written,
     _count,
     _folded,
+    shaping_findings,
     typed_fields,
 )
 from dealframe.errors import ValidationError
@@ -48,6 +50,7 @@ from dealframe.frames.normalize import (
     why,
 )
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
+from dealframe.notices import data_warning, user_stacklevel
 
 __all__ = [
     "GROUP_ROWS",
@@ -1110,12 +1113,26 @@ def _described(stats: Mapping[str, Any]) -> str:
 
 
 def _row_cells(data: list[Any]) -> tuple[dict[str, dict[str, Any]], str]:
-    """``[{"field": f, "sum": x, "median": y}, ...]``: cells and the layout as served."""
+    """``[{"field": f, "sum": x, "median": y}, ...]``: cells and the layout as served.
+
+    A field in two rows with the same members is read once, said (``repeated_rows``, or a
+    warning for items the user built); with other members (a sum doubled) it is refused,
+    naming both rows: which of them holds the field's statistics cannot be told.
+
+    Examples
+    --------
+    >>> rows = [{"field": "marketCap", "sum": 1.0}, {"field": "marketCap", "sum": 2.0}]
+    >>> _row_cells(rows)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid data[1]: expected one row per field ('marketCap' also at data[0], with other statistics), got {'field': 'marketCap', 'sum': 2.0}
+    """
     cells: dict[str, dict[str, Any]] = {}
     served: dict[str, Any] = {}
     for i, row in enumerate(data):
         if not isinstance(row, Mapping) or "field" not in row:
             raise ValidationError(f"data[{i}]", "an object with a 'field' member", got=row)
+    data = _once_per_field(data)
     keys = [k for row in data for k in row if k != "field"]
     _refuse_untold(keys, "keys of its rows")
     for i, row in enumerate(data):
@@ -1126,6 +1143,38 @@ def _row_cells(data: list[Any]) -> tuple[dict[str, dict[str, Any]], str]:
                 cells.setdefault(stat, {})[row["field"]] = value
         served.update((s, k) for s, k in seen.items() if s not in served)
     return cells, f"a list of {{field, {_described(served)}}}"
+
+
+def _once_per_field(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """``rows`` (of the list layout) with a row repeating an earlier one of its field left
+    out, said; a row of a field seen before with other members refused (ValidationError)."""
+    first: dict[Any, int] = {}
+    kept: list[Mapping[str, Any]] = []
+    same = 0
+    for i, row in enumerate(rows):
+        field = row["field"]
+        at = first.setdefault(field, i) if isinstance(field, str) else i
+        if at == i:
+            kept.append(row)
+        elif dict(row) == dict(rows[at]):
+            same += 1
+        else:
+            raise ValidationError(
+                f"data[{i}]",
+                f"one row per field ({field!r} also at data[{at}], with other statistics)",
+                got=row,
+            )
+    if same:
+        found = shaping_findings()
+        if found is not None:
+            _add_repeats(found, "field", same, 0, "the first")
+        else:
+            warnings.warn(
+                f"{same} field(s) came more than once with the same content: kept once",
+                data_warning(),
+                stacklevel=user_stacklevel(),
+            )
+    return kept
 
 
 def _stat_major(data: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], str]:
@@ -1270,7 +1319,7 @@ def group_current_frame(
     (np.float64(nan), 3)
     """
     data, meta = _unwrap(data, meta)
-    cells, _ = _read_group(data)
+    cells = _respelled_group_fields(_read_group(data)[0])
     fields: dict[str, None] = {}
     for stat in (*_STATS, *sorted(set(cells) - set(_STATS))):
         fields.update(dict.fromkeys(cells.get(stat, {})))
@@ -1289,6 +1338,46 @@ def group_current_frame(
         # out of the except block: numpy's error, quoting the value, is not its __context__
         raise ValidationError(f"data.{stat}", f"numeric values ({unread})")
     return _with_meta(pd.DataFrame(columns, index=index), meta)
+
+
+def _respelled_group_fields(cells: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``cells`` (``{stat: {field: value}}``) with each field that spells one of
+    :data:`GROUP_ROWS` in another case or with separators (``market_cap``, ``MarketCap``:
+    :func:`~dealframe.contract._folded`, the rule of ``current()``) renamed to it, said
+    (``respelled_field``, or a warning for items the user built). A spelling is left as
+    served where the field itself, or another spelling of it, is there too.
+
+    Examples
+    --------
+    >>> with warnings.catch_warnings(record=True) as said:
+    ...     warnings.simplefilter("always")
+    ...     _respelled_group_fields({"sum": {"market_cap": 1.0}, "median": {"pe": 2.0}})
+    {'sum': {'marketCap': 1.0}, 'median': {'pe': 2.0}}
+    >>> str(said[0].message)
+    'field(s) written in another case or with separators, read as the documented field: market_cap as marketCap'
+    """
+    fields = {f for inner in cells.values() for f in inner}
+    by_fold: dict[str, list[str]] = {}
+    for name in fields:
+        if isinstance(name, str):
+            by_fold.setdefault(_folded(name), []).append(name)
+    rename: dict[str, str] = {}
+    for known in GROUP_ROWS:
+        spellings = by_fold.get(_folded(known), [])
+        if len(spellings) == 1 and spellings[0] != known:  # the field, or two spellings: kept
+            rename[spellings[0]] = known
+    if not rename:
+        return cells
+    text = (
+        "field(s) written in another case or with separators, read as the documented field: "
+        + ", ".join(f"{old} as {new}" for old, new in sorted(rename.items()))
+    )
+    found = shaping_findings()
+    if found is not None:
+        found.add("respelled_field", text)
+    else:
+        warnings.warn(text, data_warning(), stacklevel=user_stacklevel())
+    return {stat: {rename.get(f, f): v for f, v in inner.items()} for stat, inner in cells.items()}
 
 
 def _window(ords: list[int], date_from: MonthLike, date_to: MonthLike) -> tuple[int, int]:

@@ -287,11 +287,16 @@ _PROFILE_ONLY_FIELDS = ("id", "target", "investors")
 _PARTICIPANT_ANSWERS = frozenset({"transactions", "deals_with_role"})
 
 
-def _document_values(frame: pd.DataFrame, answer: str, found: Findings) -> None:
-    """:func:`~dealframe.contract.document_values` of the rows of ``answer``, and the
-    participants' countries of deal rows
+def _document_values(
+    frame: pd.DataFrame, answer: str, found: Findings, held: FilterSchema | None = None
+) -> None:
+    """:func:`~dealframe.contract.document_values` of the rows of ``answer`` (a deal type or
+    subtype also known when ``held``, the transactions discovery document the client holds,
+    lists it), and the participants' countries of deal rows
     (:func:`~dealframe.frames.participants.say_participant_countries`)."""
-    document_values(frame, answer, found)
+    fields = held.fields if held is not None else {}
+    listed = {name: spec.values for name, spec in fields.items()}
+    document_values(frame, answer, found, listed=listed)
     if answer in _PARTICIPANT_ANSWERS:
         say_participant_countries(frame, found)
 
@@ -1155,7 +1160,8 @@ class PrivateApi:
         say_kept(found, later, rows_kept(received, at))
         # of the rows returned: a null cut away by ``limit`` is not the user's to look for
         null_fields(frame, entity, found, missing=absent)
-        _document_values(frame, entity, found)  # a region, a country outside the document
+        # a region, a country, a deal type outside the document (or the discovery list held)
+        _document_values(frame, entity, found, self._schemas.get("transactions"))
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
             # a page=1 of new rows, and the rows add up: later calls count from 0 too
             self._first_page = 0
@@ -1363,7 +1369,8 @@ class PrivateApi:
             ids = frame["id"].to_numpy(dtype=object)
             absent = {name: ids[lacks[at]].tolist() for name, lacks in lacking.items()}
         say_kept(found, later, rows_kept(built, at))  # of the rows returned alone (the copy kept)
-        _document_values(frame, entity, found)  # a region, a country outside the document
+        # a region, a country, a deal type outside the document (or the discovery list held)
+        _document_values(frame, entity, found, self._schemas.get("transactions"))
         if read.page is not None and read.page != page:
             found.add("wrong_page", f"asked for page {page}, meta.page says {read.page}")
         attach(
@@ -1917,7 +1924,7 @@ class PrivateApi:
         asked = PROFILE_FIELDS[entity] if names is None else names
         unread = [f for f in _NOT_NULL_READ if f not in asked or all(f not in d for d in datas)]
         null_fields(frame, entity, found, missing=unread)
-        _document_values(frame, entity, found)
+        _document_values(frame, entity, found, self._schemas.get("transactions"))
         gone = set(deleted_served)
         missing = [
             i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
@@ -2290,7 +2297,8 @@ class PrivateApi:
         self._sub_counts(found, pulled, frame[parent], column, limit)
         null_fields(frame, answer, found, missing=absent)
         outside_vocabulary(frame, "role", ROLES, found)  # after any case or spacing is undone
-        _document_values(frame, answer, found)  # first_invested after last_invested ...
+        # first_invested after last_invested, a deal type outside the lists ...
+        _document_values(frame, answer, found, self._schemas.get("transactions"))
         say_deleted(frame, found, name)  # soft-deleted rows no call can ask for: kept, said
         totals = [pages.total for _, pages in pulled]
         known = [t for t in totals if t is not None]
