@@ -42,7 +42,7 @@ import re
 import unicodedata
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -1187,17 +1187,30 @@ def missing_fields(
     n_items: int,
     wanted: Iterable[str] | None = None,
     where: str | None = None,
+    parts: Sequence[tuple[str, int, Collection[str]]] = (),
 ) -> list[str]:
     """Documented fields of ``answer`` (or the ``wanted`` subset) absent from every item.
 
     A member named by the running call's token (:func:`echoed`) is said too
     (``echoed_token``, the name blanked): the frame leaves it out.
 
+    ``parts`` are the answers the items came in (pages, chunks), each as ``(label, rows,
+    keys)``: its name in a finding, its item count and the members any of its items held
+    (``present`` is their union), computed as the answer was read. A documented field some
+    parts hold and others with items do not is a ``missing_field`` finding of its own
+    (:func:`_missing_in_parts`): the fields absent from every item of a part are its
+    values lost, which the union of all parts would not tell.
+
     Examples
     --------
     >>> found = Findings("GET /x")
     >>> missing_fields({"query", "id"}, "resolve", found, n_items=3)
     ['match_type']
+    >>> parts = [("page 1", 2, {"query", "id", "match_type"}), ("page 2", 2, {"query", "id"})]
+    >>> missing_fields({"query", "id", "match_type"}, "resolve", found, n_items=4, parts=parts)
+    []
+    >>> found.items[-1].message
+    'documented field(s) absent from every item of some answers while others hold them: match_type on page 2 (2 rows) (their values are null in those rows)'
     """
     if not n_items:
         return []
@@ -1211,7 +1224,10 @@ def missing_fields(
             f"{', '.join(missing)} (their columns are null)",
             where=where,
         )
-    unknown = have - set(fields) - set(DOCUMENTED_FIELDS.get(answer, ()))
+    documented = set(fields) | set(DOCUMENTED_FIELDS.get(answer, ()))
+    if parts:
+        _missing_in_parts(parts, [f for f in fields if f in have], documented, found, where)
+    unknown = have - documented
     if named := echoed(unknown):  # a documented member keeps its column whatever its name
         found.add(
             "echoed_token",
@@ -1220,6 +1236,70 @@ def missing_fields(
             where=where,
         )
     return missing
+
+
+#: How many answers a ``missing_field`` finding of some answers names per field.
+_PARTS_SHOWN = 5
+
+
+def _missing_in_parts(
+    parts: Sequence[tuple[str, int, Collection[str]]],
+    fields: Sequence[str],
+    documented: set[str],
+    found: Findings,
+    where: str | None,
+) -> None:
+    """Say the documented ``fields`` absent from every item of some ``parts`` (pages,
+    chunks: ``(label, rows, keys)``) that hold items, while other parts hold them: their
+    values are lost in those rows, which a field absent from all items would say
+    (:func:`missing_fields`). Each field names those parts and their rows (the first
+    :data:`_PARTS_SHOWN`), and the member those parts alone hold that is likely the field
+    under another name: one that spells it in another case or with separators
+    (:func:`_folded`, the rule of :func:`respelled_fields`), else the one member outside
+    the ``documented`` names that those parts, and no other, hold.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> parts = [("page 1", 2, {"id", "deal_valuation"}), ("page 2", 3, {"id", "dealValuation"})]
+    >>> _missing_in_parts(parts, ["id", "deal_valuation"], {"id", "deal_valuation"}, found, None)
+    >>> found.items[0].message
+    'documented field(s) absent from every item of some answers while others hold them: deal_valuation on page 2 (3 rows), there as dealValuation (the same name in another case or with separators) (their values are null in those rows)'
+    """
+    full = [part for part in parts if part[1]]
+    lacking: dict[str, list[int]] = {}
+    for at, (_, _, keys) in enumerate(full):
+        for name in fields:
+            if name not in keys:
+                lacking.setdefault(name, []).append(at)
+    shown: list[str] = []
+    for name, ats in lacking.items():
+        if len(ats) == len(full):
+            continue  # absent from every item: :func:`missing_fields` says it
+        inside = set.intersection(*(set(full[at][2]) for at in ats)) - documented
+        if inside:
+            chosen = set(ats)
+            outside: set[str] = set().union(
+                *(full[at][2] for at in range(len(full)) if at not in chosen)
+            )
+            inside -= outside
+        labels = ", ".join(f"{full[at][0]} ({full[at][1]:,} rows)" for at in ats[:_PARTS_SHOWN])
+        if len(ats) > _PARTS_SHOWN:
+            rows = sum(full[at][1] for at in ats)
+            labels += f" and {len(ats) - _PARTS_SHOWN:,} more ({rows:,} rows in all)"
+        spelt = sorted(k for k in inside if isinstance(k, str) and _folded(k) == _folded(name))
+        if spelt:
+            labels += f", there as {_shown_key(spelt[0])} (the same name in another case or with separators)"
+        elif len(inside) == 1 and isinstance(key := next(iter(inside)), str):
+            labels += f", perhaps there as {_shown_key(key)} (a member those answers alone hold)"
+        shown.append(f"{name} on {labels}")
+    if shown:
+        found.add(
+            "missing_field",
+            "documented field(s) absent from every item of some answers while others hold "
+            f"them: {'; '.join(shown)} (their values are null in those rows)",
+            where=where,
+        )
 
 
 #: What may stand between the words of a field's name (``market_cap_lcu``, ``ev revenue

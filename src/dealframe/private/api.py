@@ -107,7 +107,7 @@ from .ids import check_ids, is_one_id
 from .list_pages import ListParse
 from .outside import drop_outside, say_deleted
 from .page_size import about_page, open_point, vague
-from .paging import PAGE_SIZE, Numbering, Pages, pull_pages, stopped
+from .paging import PAGE_SIZE, Numbering, Pages, page_parts, pull_pages, stopped
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
 from .subroutes import SUB_404, SubRoutes, no_route, route_404
 
@@ -1131,7 +1131,9 @@ class PrivateApi:
             total = total - shared if whole and total is not None else None
         if sort is not None and batches is not None and len(batches) > 1:
             frame, at = _carried(lambda f: merge_batches(f, batches, sort, found), frame, at)
-        absent = missing_fields(pages.keys, entity, found, n_items=received)
+        absent = missing_fields(  # of all pages, and of each (a field renamed on one page)
+            pages.keys, entity, found, n_items=received, parts=page_parts(pages.infos)
+        )
         frame, at = dedupe_at(frame, "id", found, at, newest="updated_at")
         duplicates = received - shared - len(frame)
         arrived = len(frame)
@@ -2274,9 +2276,11 @@ class PrivateApi:
         items: list[dict] = []
         responses: list[Any] = []
         keys: set[str] = set()
+        parts: list[tuple[str, int, frozenset[str]]] = []  # each id's pages (for each's fields)
         for ident, pages in pulled:
             responses += pages.infos
             keys |= pages.keys
+            parts += page_parts(pages.infos, f"{ident} ")
             rows = [item for part in pages.parts for item in part]
             items += [{**row, parent: ident} for row in (rows[:limit] if limit else rows)]
         # what the readers say of values is said of the rows returned alone (not of a repeat
@@ -2290,7 +2294,7 @@ class PrivateApi:
             frame = build(items)
         column = frame.pop(parent) if parent in frame else pd.Series([], dtype="str")
         frame.insert(0, parent, pd.array(column, dtype="str"))
-        absent = missing_fields(keys, answer, found, n_items=len(items))
+        absent = missing_fields(keys, answer, found, n_items=len(items), parts=parts)
         built = len(frame)
         frame, at = dedupe_at(frame, [parent, "id"], found, np.arange(built))
         say_kept(found, later, rows_kept(built, at))

@@ -70,7 +70,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
@@ -122,6 +122,7 @@ __all__ = [
     "Numbering",
     "PageInfo",
     "Pages",
+    "page_parts",
     "pull_pages",
     "read_body",
     "stopped",
@@ -153,12 +154,15 @@ _STOPPING = (AuthenticationError, BadRequestError)
 
 
 class PageInfo(NamedTuple):
-    """What is kept of one page's response once it is parsed (for provenance)."""
+    """What is kept of one page's response once it is parsed (for provenance), and the
+    members its items held (for the documented-fields check of each page:
+    :func:`~dealframe.contract.missing_fields`)."""
 
     page: int
     rows: int
     from_cache: bool
     attempts: int
+    keys: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -233,6 +237,19 @@ class Pages(Generic[T]):
                 stop=stopped(self.failed),
                 labels=[_page_label(f.item) for f in self.failed],
             ) from self.failed[0].error
+
+
+def page_parts(infos: Iterable[PageInfo], of: str = "") -> list[tuple[str, int, frozenset[str]]]:
+    """Each page of ``infos`` as :func:`~dealframe.contract.missing_fields` takes its
+    ``parts``: ``(label, rows, keys)``, the label ``page N`` after ``of`` (the id of a
+    sub-collection's walk).
+
+    Examples
+    --------
+    >>> page_parts([PageInfo(2, 3, False, 1, frozenset({"id"}))], of="c1 ")
+    [('c1 page 2', 3, frozenset({'id'}))]
+    """
+    return [(f"{of}page {info.page}", info.rows, info.keys) for info in infos]
 
 
 def _page_label(item: Any) -> str:
@@ -593,7 +610,9 @@ class _Walk(Generic[T]):
             else identity_column(column, self.identity, found, where=where)
         )
         keys = keys_present(page.items)
-        info = PageInfo(number, len(page.items), bool(response.from_cache), response.attempts)
+        info = PageInfo(
+            number, len(page.items), bool(response.from_cache), response.attempts, frozenset(keys)
+        )
         return _Ready(page, _signature(ids), ids, keys, part, info, found)
 
     def against_earlier(self, number: int, ids: list[Any] | pa.Array) -> tuple[int, int]:

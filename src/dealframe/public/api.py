@@ -13,7 +13,7 @@ import datetime as dt
 import re
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeAlias
 
@@ -70,7 +70,7 @@ from .fields import ServedFields, ordered_names, served_names
 from .hints import HINT_SECONDS, unmatched_values
 from .query import check_window, group_body, month_string, search_body, time_series_fields
 from .rates import adapt_rates
-from .sku import validate_skus
+from .sku import off_layout, validate_skus
 from .window import MonthsOutside, periods_in_window
 
 if TYPE_CHECKING:
@@ -131,9 +131,11 @@ class _Asked(NamedTuple):
     given: int
 
 
-def _some_skus(skus: object, version: str) -> _Asked:
+def _some_skus(skus: object, version: str, served: Collection[str] = ()) -> _Asked:
     """:func:`validate_skus`, and at least one: the service refuses an empty ``skus``
     (section 7: "skus must not be empty"), so an empty list is refused before any request.
+    ``served``: SKUs out of the layout that the service listed (:meth:`PublicApi.search`),
+    taken as they are.
 
     Examples
     --------
@@ -141,7 +143,7 @@ def _some_skus(skus: object, version: str) -> _Asked:
     _Asked(skus=['A-USA', 'B-USA', 'C-USA'], at=[0, 1, 3], given=4)
     """
     given = list(skus) if isinstance(skus, Iterator) else skus  # read once: kept
-    wanted = validate_skus(given, version)
+    wanted = validate_skus(given, version, served=served)
     items = given if isinstance(given, list) else list(given)  # type: ignore[call-overload]
     if not wanted:
         raise ValidationError(
@@ -171,6 +173,36 @@ def _series_members(
     check_window(start, end)
     given = {"fields": names, "dateFrom": start, "dateTo": end}
     return {k: v for k, v in given.items() if v is not None}, (names, start, end)
+
+
+def _off_layout_said(skus: Iterable[Any], version: str, found: Findings) -> list[str]:
+    """The SKUs a search listed that are not in the document's layout of ``version``
+    (:func:`~dealframe.public.sku.off_layout`: ``aer-dnk``, a country in lower case), said
+    in an ``unknown_value`` finding naming the first few and what is wrong with the first;
+    the client takes them back as served (:meth:`PublicApi.current`, ``time_series``).
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/v2/companies")
+    >>> _off_layout_said(["ACME-USA", "aer-dnk"], "v2", found)
+    ['aer-dnk']
+    >>> found.items[0].message[:80]
+    'sku outside the v2 layout <TICKER>-<ISO3>[.N] in 1 of 2 rows: aer-dnk (the first'
+    """
+    given = list(skus)
+    off = off_layout(given, version)
+    if off:
+        shape = "<EXCHANGE>_<TICKER>" if version == "v1" else "<TICKER>-<ISO3>[.N]"
+        why = next(iter(off.values())).strip()[1:-1]  # " (...)" of the first, or ""
+        shown = ", ".join(list(off)[:5]) + (f" and {len(off) - 5:,} more" if len(off) > 5 else "")
+        found.add(
+            "unknown_value",
+            f"sku outside the {version} layout {shape} in {len(off):,} of {len(given):,} "
+            f"rows: {shown}{f' (the first: {why})' if why else ''}: kept as served, and "
+            "current() and time_series() of this client take them back as the service wrote "
+            "them",
+        )
+    return list(off)
 
 
 #: What a Family A answer that says it is incomplete leaves the caller to do: the interface
@@ -846,6 +878,29 @@ def _in_order(frame: pd.DataFrame, returned: list[Any], wanted: list[str]) -> pd
     return frame.take([first[s] for s in wanted if s in first])
 
 
+def _chunk_parts(
+    items: list[Any], sizes: list[int], sent: list[list[str]]
+) -> list[tuple[str, int, set[str]]]:
+    """The chunks ``items`` came in (``sizes``: the items of each, in order; ``sent``: the
+    SKUs each asked for) as :func:`~dealframe.contract.missing_fields` takes its ``parts``:
+    ``(its label, its items, the members they hold)``, read as
+    :func:`~dealframe.contract.keys_present` reads an answer.
+
+    Examples
+    --------
+    >>> parts = _chunk_parts([{"sku": "A"}, {"sku": "B", "x": 1}], [1, 1], [["A"], ["B", "C"]])
+    >>> [(label, rows, sorted(keys)) for label, rows, keys in parts]
+    [('chunk 1 (A)', 1, ['sku']), ('chunk 2 (B ... C)', 1, ['sku', 'x'])]
+    """
+    parts: list[tuple[str, int, set[str]]] = []
+    start = 0
+    for number, (size, skus) in enumerate(zip(sizes, sent, strict=True), 1):
+        asked = " ... ".join(dict.fromkeys([skus[0], skus[-1]])) if skus else "no SKU"
+        parts.append((f"chunk {number} ({asked})", size, keys_present(items[start : start + size])))
+        start += size
+    return parts
+
+
 def read_company_items(
     responses: list[Response],
     sent: list[list[str]],
@@ -874,6 +929,7 @@ def read_company_items(
     items: list[Any] = []
     typed: set[bool] = set()
     short: list[Finding] = []
+    sizes: list[int] = []  # items of each chunk, in order (for the fields of each)
     for response, skus in zip(responses, sent, strict=True):
         doc = response.read if response.read is not None else response.json()
         chunk = read_items(doc, found)
@@ -882,6 +938,7 @@ def read_company_items(
         short += [f for f in said if f.shortfall]
         found.absorb(f for f in said if not f.shortfall)
         items += chunk
+        sizes.append(len(chunk))
         if chunk:
             typed.add(typed_fields(chunk) is not None)
     found.absorb(_one_shortfall(short, len(responses)))
@@ -889,7 +946,9 @@ def read_company_items(
         items = _as_json(responses, found.where)
     if answer == "current":  # marketCapLCU is marketCapLcu: the rule of groups/current keys
         items = respelled_fields(items, [c.name for c in CURRENT_DATA], found)
-    missing_fields(keys_present(items), answer, found, n_items=len(items))
+    parts = _chunk_parts(items, sizes, sent)  # a field renamed in one chunk is said of it
+    present = set().union(*(keys for _, _, keys in parts))
+    missing_fields(present, answer, found, n_items=len(items), parts=parts)
     skus = _skus_of(items)
     extra = [sku for sku in skus if sku not in asked]
     if extra:
@@ -934,6 +993,9 @@ class PublicApi:
         self._skus_per_request = transport.skus_per_request
         #: The time-series field names the service was seen to serve (:mod:`.fields`)
         self._served_fields = ServedFields()
+        #: SKUs out of the document's layout that :meth:`search` was served (``aer-dnk``):
+        #: :meth:`current` and :meth:`time_series` take them back as the service wrote them
+        self._served_skus: set[str] = set()
 
     def __repr__(self) -> str:
         return f"<PublicApi {self.version}>"
@@ -1218,6 +1280,7 @@ class PublicApi:
         with shaping(response.request, endpoint, found):
             frame = search_frame(items)
         document_values(frame, "search", found)  # a countryCodeIso3 that is no ISO-3 code
+        self._served_skus.update(_off_layout_said(frame.index, self.version, found))
         attach(
             frame,
             endpoint=endpoint,
@@ -1280,7 +1343,7 @@ class PublicApi:
         sku
         ...
         """
-        asked = _some_skus(skus, self.version)
+        asked = _some_skus(skus, self.version, self._served_skus)
         wanted = asked.skus
         responses, sent, failures, refused = self._chunked(
             "/companies/current",
@@ -1386,7 +1449,7 @@ class PublicApi:
         >>> ts["evRevenueNtm"].plot()  # draws a figure  # doctest: +SKIP
         """
         choice(shape, "shape", ("wide", "long"), "'wide' or 'long'")
-        asked = _some_skus(skus, self.version)
+        asked = _some_skus(skus, self.version, self._served_skus)
         wanted = asked.skus
         extra, (names, start, end) = _series_members(
             fields, date_from, date_to, self._served_fields.check

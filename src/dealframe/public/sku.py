@@ -23,13 +23,21 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..arguments import integer_in
 from ..errors import ValidationError
 
-__all__ = ["Sku", "format_v1", "format_v2", "parse_sku", "sku_version", "validate_skus"]
+__all__ = [
+    "Sku",
+    "format_v1",
+    "format_v2",
+    "off_layout",
+    "parse_sku",
+    "sku_version",
+    "validate_skus",
+]
 
 #: A character of an exchange or a ticker as far as the layout goes: no space, no control
 #: character (:func:`_typo` refuses the other characters that are clearly typos).
@@ -341,12 +349,34 @@ def _why_not(sku: str, version: str) -> str:
     return _typo_said(sku) or _layout_said(sku, version)
 
 
-def validate_skus(skus: object, version: str, argument: str = "skus") -> list[str]:
+def off_layout(skus: Iterable[object], version: str) -> dict[str, str]:
+    """The SKUs of ``skus`` (text) that are not in ``version``'s layout, each with what is
+    wrong with it, as :func:`validate_skus` would say it: what a service listed that this
+    client would refuse if asked for it (a ``search`` whose SKUs are in lower case).
+
+    Examples
+    --------
+    >>> off_layout(["ACME-USA", "aer-dnk", None], "v2")
+    {'aer-dnk': " ('d' at position 4 is lower case: the country after the last '-' is 3 capital letters, ISO-3, as in 'aer-DNK')"}
+    """
+    pattern = _PATTERNS[version]
+    return {
+        sku: _why_not(sku, version)
+        for sku in skus
+        if isinstance(sku, str) and not _fits(pattern, sku)
+    }
+
+
+def validate_skus(
+    skus: object, version: str, argument: str = "skus", served: Collection[str] = ()
+) -> list[str]:
     """Check a list of SKUs for ``version``; return them as a list without duplicates.
 
     Any iterable of strings is a list here (a list, a tuple, ``search(...).index``). Order
     is kept (first occurrence wins). An empty list gives an empty list, which
     ``current`` and ``time_series`` refuse (the service refuses an empty ``skus``).
+    A SKU of ``served`` (one the service itself listed, out of the layout: :func:`off_layout`)
+    is taken as it is: the service decides what it names.
 
     Raises
     ------
@@ -398,7 +428,7 @@ def validate_skus(skus: object, version: str, argument: str = "skus") -> list[st
     for i, sku in enumerate(items):
         if not isinstance(sku, str):
             raise ValidationError(f"{argument}[{i}]", "a SKU string", got=sku)
-        found = version if _fits(_PATTERNS[version], sku) else sku_version(sku)
+        found = version if _fits(_PATTERNS[version], sku) or sku in served else sku_version(sku)
         if found != version:
             other = f" (it is a {found} SKU)" if found else _why_not(sku, version)
             shape = "<EXCHANGE>_<TICKER>" if version == "v1" else "<TICKER>-<ISO3>[.N]"
