@@ -31,6 +31,7 @@ from .table import (
     last_info,
     open_table,
     owner_only,
+    writer_properties,
 )
 
 __all__ = ["DEFAULT_RETAIN_HOURS", "compact", "kept_versions"]
@@ -125,7 +126,8 @@ def _compact_table(
     props = commit_properties(
         "compact", checkpoint=info.checkpoint if info else None, sync=info.sync if info else None
     )
-    metrics = table.optimize.compact(commit_properties=props)
+    # the mirror's own encodings (Snappy), not deltalake's default (zstd)
+    metrics = table.optimize.compact(writer_properties=writer_properties(), commit_properties=props)
     table = open_table(folder)
     latest = table.version()
     entries = [info for info, _ in history_rows(table)]

@@ -81,7 +81,8 @@ class MirrorLockedError(MirrorError):
 
 
 class MirrorRepairWarning(DealframeWarning):
-    """A sync found a damaged table (missing or unreadable files, another table's schema) and
+    """A sync found a damaged table (missing or unreadable files, another table's schema), or
+    one another writer changed (its rows, or properties the mirror does not write), and
     rebuilt it from a full pull (``SyncReport[entity].repaired`` says what was wrong)."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import numbers
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,8 @@ from dealframe.arguments import checked_keywords, choice
 
 from ..errors import ValidationError
 from ..frames.schemas import STRING_DTYPE
-from .errors import MirrorDamagedError, MirrorStateError
+from ..notices import user_stacklevel
+from .errors import MirrorDamagedError, MirrorDivergenceWarning, MirrorStateError
 from .schema import ENTITIES, PUBLIC_TABLES, _shape, arrow_schema, schema_problem, to_frame
 from .state import MirrorState, read_state
 from .sync import _ALIASES, open_folder
@@ -34,6 +36,8 @@ from .table import (
     damage,
     data_files,
     dataset,
+    foreign_properties,
+    foreign_rows,
     history_rows,
     is_table,
     last_info,
@@ -73,6 +77,13 @@ def _table(path: str | Path, entity: str) -> tuple[Path, DeltaTable]:
             f"the mirror at {root} has no {entity} table yet; run a sync of {entity} first"
         )
     return folder, open_table(folder)
+
+
+def _not_foreign(folder: Path, table: DeltaTable) -> None:
+    """Raise :class:`MirrorDamagedError` when another writer gave the table properties the
+    mirror does not write (:func:`.table.foreign_properties`): the next sync sets it aside."""
+    if (foreign := foreign_properties(table)) is not None:
+        raise damage(folder, f"{foreign}; a sync sets it aside and builds it again")
 
 
 def _no_log(folder: Path) -> None:
@@ -353,6 +364,10 @@ def load(
         table's columns, or not the entity's key columns: the file's own schema is
         checked, its footer only); the message names the file, what it holds and what
         was expected, and gives the repair (``dealframe mirror sync PATH --repair``).
+        Also, for the latest version (``as_of`` None), when another writer changed its rows
+        after the mirror's last sync (an append: duplicate ids) or gave it properties the
+        mirror does not write (deletion vectors, ``delta.appendOnly`` ...): the message names
+        the commit or property; a sync rebuilds the table.
 
     Examples
     --------
@@ -368,6 +383,14 @@ def load(
     folder, table = _table(path, entity)
     if as_of is not None:
         as_of_version(table, as_of, folder)
+    else:  # the same cheap look at the log a sync makes: never another writer's rows silently
+        _not_foreign(folder, table)
+        if (changed := foreign_rows(table)) is not None:
+            raise damage(
+                folder,
+                f"{changed}; a sync rebuilds it from a full pull (a version before that commit "
+                "is still readable with as_of=..., history lists them)",
+            )
     try:
         data = _read(folder, table, entity, include_deleted, wanted)
     except MirrorDamagedError:
@@ -460,7 +483,14 @@ def status(path: str | Path) -> pd.DataFrame:
     ------
     MirrorDamagedError
         A table is damaged, as :func:`load` finds it (a data file holding another
-        table's columns is not counted as the entity's rows); the message gives the repair.
+        table's columns is not counted as the entity's rows), or holds properties the mirror
+        does not write (as in :func:`load`); the message gives the repair.
+
+    Warns
+    -----
+    MirrorDivergenceWarning
+        Another writer changed a table's rows after the mirror's last sync (an append, a
+        delete ...): its counts are the table's, not the service's; the next sync rebuilds it.
 
     Examples
     --------
@@ -477,6 +507,14 @@ def status(path: str | Path) -> pd.DataFrame:
         problem = schema_problem(entity, pa.schema(table.schema().to_arrow()))
         if problem:
             raise damage(folder, problem)
+        _not_foreign(folder, table)
+        if (changed := foreign_rows(table)) is not None:  # the counts are the table's as it is
+            warnings.warn(
+                f"the mirror's {entity} table at {folder}: {changed}; its counts here are the "
+                "table's, not the service's: the next sync rebuilds it from a full pull",
+                MirrorDivergenceWarning,
+                stacklevel=user_stacklevel(),
+            )
         n, live, deleted, n_files, size = _counts(folder, table, entity)
         info = last_info(table)
         synced = last_info(table, SYNC_OPERATIONS)

@@ -62,6 +62,8 @@ from .table import (
     check,
     dataset,
     foreign_change,
+    foreign_properties,
+    foreign_rows,
     full_disk,
     guard_write,
     is_table,
@@ -368,6 +370,15 @@ def _checked_folder(folder: Path, create: bool) -> Path:
             for p in folder.iterdir()
             if p.name != LOCK_NAME and not p.name.startswith(f".{STATE_NAME}.tmp")
         ]
+        tables = _mirror_tables(folder)
+        if tables:
+            raise MirrorPathError(
+                f"{folder} holds the mirror's tables ({', '.join(tables)}) but its marker "
+                f"{STATE_NAME} is missing (deleted or not copied along): restore {STATE_NAME} "
+                "from a backup or from the folder it was copied from (it records the mirror's "
+                "source and schema version, which the tables alone do not tell, so it is not "
+                "made again), or move the tables aside and sync into a new or empty folder"
+            )
         if extra:
             raise MirrorPathError(
                 f"{folder} is not empty and holds no dealframe mirror ({STATE_NAME} is missing; "
@@ -376,6 +387,21 @@ def _checked_folder(folder: Path, create: bool) -> Path:
         if not create:
             raise MirrorPathError(f"there is no mirror at {folder} yet; run a sync first")
     return folder
+
+
+def _mirror_tables(folder: Path) -> list[str]:
+    """The entities whose folder in ``folder`` holds a Delta log with the mirror's commit
+    metadata (``dealframe.*``), from the newest commit files' text alone."""
+    found = []
+    for entity in ENTITIES:
+        log = folder / entity / "_delta_log"
+        try:
+            commits = sorted(log.glob("*.json"))[-3:]
+            if any(b'"dealframe.operation"' in c.read_bytes() for c in commits):
+                found.append(entity)
+        except OSError:
+            continue  # unreadable: not told
+    return found
 
 
 def _check_client(client: Any) -> None:
@@ -460,8 +486,8 @@ def _iso(stamp: pd.Timestamp | None) -> str | None:
 
 
 def _set_aside(root: Path, folder: Path) -> Path:
-    """Move a table whose log cannot be read, or is gone, out of the way (kept for
-    inspection)."""
+    """Move a table whose log cannot be read, or is gone, or one another writer gave
+    properties the mirror does not write, out of the way (kept for inspection)."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
     target = root / DAMAGED / f"{folder.name}-{stamp}-{uuid.uuid4().hex[:6]}"
     target.parent.mkdir(exist_ok=True, mode=0o700)
@@ -482,6 +508,11 @@ def inspect_table(root: Path, entity: str, *, deep: bool) -> tuple[DeltaTable | 
     except MirrorDamagedError:
         aside = _set_aside(root, folder)
         return None, f"its Delta log could not be read (the old table was moved to {aside})"
+    if (foreign := foreign_properties(table)) is not None:
+        # an overwrite in place would keep them (a reader feature cannot be dropped): set
+        # aside, with what that writer set, and a new table made
+        aside = _set_aside(root, folder)
+        return None, f"{foreign}; the old table was moved to {aside}"
     return table, check(folder, table, entity, deep=deep)
 
 
@@ -571,8 +602,7 @@ def _sync_entity(
     info = last_info(table, SYNC_OPERATIONS) if table is not None and problem is None else None
     if table is not None and info is not None:  # rows another writer changed: rebuilt
         # from the version that sync read: an append committed while it wrote is under its commit
-        read = info.read_version
-        problem = foreign_change(table, info.version if read is None else read)
+        problem = foreign_rows(table)
         info = None if problem is not None else info
     old = info.checkpoint if info is not None else None
     if old is not None and pd.Timestamp(old) > until:  # a row stamped ahead moved it there
@@ -618,13 +648,16 @@ def _sync_entity(
                 ahead=ahead,
             )
         except CommitFailedError as exc:
-            if conflicted:
+            # not a concurrent commit: a table another writer made append-only meanwhile
+            # refuses the upsert; the next try sets it aside (see inspect_table)
+            rebuild = foreign_properties(open_table(root / entity))
+            if conflicted and rebuild is None:
                 raise MirrorLockedError(
                     f"another writer committed to the mirror's {entity} table at "
                     f"{root / entity} while this sync wrote it, twice (deltalake: {str(exc).splitlines()[0]}); "
                     "the table holds what that writer left: sync again when it is done"
                 ) from None
-            again = True
+            again = rebuild is None
         except (DeltaError, OSError, pa.ArrowException) as exc:
             if full or full_disk(exc):
                 raise
@@ -945,8 +978,10 @@ def sync(
 
     A version-2 mirror (Parquet base and delta files) is migrated by the first
     sync, in place, keeping its checkpoints. A table found damaged (files missing
-    or unreadable, another table's schema) is rebuilt from a full pull, with a
-    :class:`MirrorRepairWarning`.
+    or unreadable, another table's schema), or changed by another writer (rows changed, or
+    properties the mirror does not write: ``delta.appendOnly``, a change data feed, a
+    ``CHECK`` constraint, deletion vectors; such a table is moved to ``PATH/_damaged/``
+    first), is rebuilt from a full pull, with a :class:`MirrorRepairWarning`.
 
     Parameters
     ----------

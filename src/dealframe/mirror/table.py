@@ -60,6 +60,8 @@ __all__ = [
     "damage",
     "data_files",
     "foreign_change",
+    "foreign_properties",
+    "foreign_rows",
     "dataset",
     "full_disk",
     "guard_write",
@@ -330,13 +332,26 @@ _NO_ROW_CHANGE = frozenset(
 )
 
 
+#: What another writer's operation does to the mirror's rows, said in ``foreign_change``.
+_WHAT_IT_DID = {
+    "DELETE": "rows it deleted would never come back",
+    "WRITE": "rows it appended would stay as duplicates of their ids",
+    "WRITE OVERWRITE": "rows it dropped would never come back, and rows it wrote would stay",
+    "STREAMING UPDATE": "rows it appended would stay as duplicates of their ids",
+    "UPDATE": "values it changed would stay until the service changes those records again",
+    "MERGE": "rows it inserted, changed or deleted would stay so",
+    "RESTORE": "the rows of the version it restored would stay, each record's later changes "
+    "lost until the service changes it again",
+}
+
+
 def foreign_change(table: DeltaTable, since: int) -> str | None:
     """What another writer changed in the table after version ``since``, in words, or None:
     the oldest later commit without the mirror's metadata (:data:`KEYS`; the mirror's own
     commits, its compactions too, carry it) whose operation may change rows (a ``DELETE``,
     ``UPDATE``, ``MERGE``, ``WRITE``, ``RESTORE``...; not an ``OPTIMIZE``, ``VACUUM`` or
     property change). The change feed from the mirror's checkpoint would not undo it: rows
-    deleted there never come back, rows appended there stay as duplicates.
+    deleted there never come back, rows appended there stay as duplicates (said by operation).
 
     ``since`` is the version the mirror's last sync that wrote rows (:data:`SYNC_OPERATIONS`)
     read (:attr:`CommitInfo.read_version`), or that sync's own version when it recorded none:
@@ -355,13 +370,80 @@ def foreign_change(table: DeltaTable, since: int) -> str | None:
         operation = str(entry.get("operation", "")).upper()
         if info.version <= since or KEYS["operation"] in entry or operation in _NO_ROW_CHANGE:
             continue
+        mode = str((entry.get("operationParameters") or {}).get("mode", "")).upper()
+        kind = f"{operation} {mode}" if f"{operation} {mode}" in _WHAT_IT_DID else operation
+        did = _WHAT_IT_DID.get(kind, "what it changed would stay")
         return (
             f"another writer changed its rows: version {info.version} "
             f"({operation or 'an unnamed operation'}, committed after version {since}, which "
-            "the mirror's last sync read, without the mirror's metadata); the change feed from the mirror's checkpoint "
-            "would not undo it (rows it deleted would never come back)"
+            "the mirror's last sync read, without the mirror's metadata); the change feed from "
+            f"the mirror's checkpoint would not undo it ({did})"
         )
     return None
+
+
+def foreign_rows(table: DeltaTable) -> str | None:
+    """:func:`foreign_change` since the version the mirror's last commit that wrote rows read
+    (None: no such commit, or no change by another writer since): the cheap look at the log
+    that ``sync``, ``load`` and ``status`` make."""
+    info = last_info(table, SYNC_OPERATIONS)
+    if info is None:
+        return None
+    return foreign_change(table, info.version if info.read_version is None else info.read_version)
+
+
+#: Table properties the mirror never sets, each with what it does to the mirror's commits.
+_FOREIGN_SETTINGS = {
+    "delta.appendOnly": "the table refuses every commit that replaces rows: an upsert's",
+    "delta.enableChangeDataFeed": "the mirror's commits write no change files",
+    "delta.enableDeletionVectors": "the mirror reads data files whole, not deletion vectors",
+    "delta.columnMapping.mode": "the mirror reads data files by their column names",
+    "delta.enableRowTracking": "the mirror's commits keep no row ids",
+}
+#: Writer features that change nothing unless a property above turns them on.
+_HARMLESS_WRITER_FEATURES = frozenset(
+    {"appendOnly", "invariants", "checkConstraints", "changeDataFeed"}
+)
+
+
+def foreign_properties(table: DeltaTable) -> str | None:
+    """What another writer turned on in the table's properties or protocol that the mirror
+    does not write, in words, or None.
+
+    The mirror creates its tables with protocol 1/2, no table features and no properties. An
+    append-only table refuses its upserts, a change data feed or a ``CHECK`` constraint would
+    be ignored by its commits (no change files; rows breaking the constraint written), and a
+    reader feature such as deletion vectors makes its reads fail: each is another writer's
+    change, found before the feed is read. Harmless settings (log retention, checkpoint
+    interval, ...) are not named.
+
+    Examples
+    --------
+    >>> foreign_properties(DeltaTable("mirror/deals"))  # doctest: +SKIP
+    "another writer turned on what the mirror does not write: delta.appendOnly = 'true' ..."
+    """
+    found: list[str] = []
+    config = table.metadata().configuration or {}
+    for key, value in sorted(config.items()):
+        if key.startswith("delta.constraints."):
+            found.append(
+                f"the CHECK constraint {key.removeprefix('delta.constraints.')} ({value}: the "
+                "mirror's commits do not enforce it)"
+            )
+        elif key in _FOREIGN_SETTINGS and str(value).strip().lower() not in ("false", "none"):
+            found.append(f"{key} = {value!r} ({_FOREIGN_SETTINGS[key]})")
+    protocol = table.protocol()
+    readers = sorted(protocol.reader_features or [])
+    writers = sorted(set(protocol.writer_features or []) - _HARMLESS_WRITER_FEATURES - set(readers))
+    if readers:
+        found.append(f"the reader feature(s) {', '.join(readers)} (the mirror reads none)")
+    elif protocol.min_reader_version > 1:
+        found.append(f"reader version {protocol.min_reader_version} (the mirror reads version 1)")
+    if writers:
+        found.append(f"the writer feature(s) {', '.join(writers)} (the mirror writes none)")
+    if not found:
+        return None
+    return "another writer turned on what the mirror does not write: " + "; ".join(found)
 
 
 def _footer_problem(folder: Path, path: str, rows: int | None, size: int | None) -> str | None:
