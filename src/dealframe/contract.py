@@ -1250,13 +1250,15 @@ def _missing_in_parts(
     where: str | None,
 ) -> None:
     """Say the documented ``fields`` absent from every item of some ``parts`` (pages,
-    chunks: ``(label, rows, keys)``) that hold items, while other parts hold them: their
-    values are lost in those rows, which a field absent from all items would say
-    (:func:`missing_fields`). Each field names those parts and their rows (the first
-    :data:`_PARTS_SHOWN`), and the member those parts alone hold that is likely the field
-    under another name: one that spells it in another case or with separators
-    (:func:`_folded`, the rule of :func:`respelled_fields`), else the one member outside
-    the ``documented`` names that those parts, and no other, hold.
+    chunks: ``(label, rows, keys)``) that hold items, while other parts hold them, and
+    those parts alone hold a member outside the ``documented`` names, in its place: their
+    values are there under another name, null in the field (a field absent from all items
+    :func:`missing_fields` says). Without such a member nothing is said: a service that
+    leaves null members out of its items gives parts without the field wherever none of
+    their items has a value (short pages of sub-collections, often), and nothing was lost.
+    Each field names those parts and their rows (the first :data:`_PARTS_SHOWN`), and the
+    member likely to be the field: one that spells it in another case or with separators
+    (:func:`_folded`, the rule of :func:`respelled_fields`), else the one such member.
 
     Examples
     --------
@@ -1265,6 +1267,11 @@ def _missing_in_parts(
     >>> _missing_in_parts(parts, ["id", "deal_valuation"], {"id", "deal_valuation"}, found, None)
     >>> found.items[0].message
     'documented field(s) absent from every item of some answers while others hold them: deal_valuation on page 2 (3 rows), there as dealValuation (the same name in another case or with separators) (their values are null in those rows)'
+    >>> quiet = Findings("POST /x")  # page 2 holds no member in its place: nulls left out
+    >>> _missing_in_parts(parts[:1] + [("page 2", 3, {"id"})], ["id", "deal_valuation"],
+    ...                   {"id", "deal_valuation"}, quiet, None)
+    >>> len(quiet)
+    0
     """
     full = [part for part in parts if part[1]]
     lacking: dict[str, list[int]] = {}
@@ -1283,6 +1290,8 @@ def _missing_in_parts(
                 *(full[at][2] for at in range(len(full)) if at not in chosen)
             )
             inside -= outside
+        if not inside:  # no member in its place: a service leaving out null members looks so
+            continue
         labels = ", ".join(f"{full[at][0]} ({full[at][1]:,} rows)" for at in ats[:_PARTS_SHOWN])
         if len(ats) > _PARTS_SHOWN:
             rows = sum(full[at][1] for at in ats)
