@@ -1206,11 +1206,11 @@ def missing_fields(
     >>> found = Findings("GET /x")
     >>> missing_fields({"query", "id"}, "resolve", found, n_items=3)
     ['match_type']
-    >>> parts = [("page 1", 2, {"query", "id", "match_type"}), ("page 2", 2, {"query", "id"})]
-    >>> missing_fields({"query", "id", "match_type"}, "resolve", found, n_items=4, parts=parts)
+    >>> parts = [("page 1", 2, {"query", "id", "match_type"}), ("page 2", 2, {"query", "id", "mt"})]
+    >>> missing_fields({"query", "id", "match_type", "mt"}, "resolve", found, n_items=4, parts=parts)
     []
     >>> found.items[-1].message
-    'documented field(s) absent from every item of some answers while others hold them: match_type on page 2 (2 rows) (their values are null in those rows)'
+    'documented field(s) absent from every item of some answers while others hold them: match_type on page 2 (2 rows), perhaps there as mt (a member those answers alone hold) (their values are null in those rows)'
     """
     if not n_items:
         return []
