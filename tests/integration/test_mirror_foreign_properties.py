@@ -95,6 +95,7 @@ def test_a_foreign_property_sets_the_table_aside(sb, tmp_path, entity, alter, na
 
     repairs = _repairs(seen)
     assert len(repairs) == 1 and named in repairs[0] and "_damaged" in repairs[0], repairs
+    assert "versions start again at 0" in repairs[0]  # a pinned as_of names the new table's
     assert report[entity].full and report[entity].repaired
     assert len(list((path / "_damaged").iterdir())) == 1
     fresh = DeltaTable(str(path / entity))
@@ -174,3 +175,20 @@ def test_a_missing_marker_beside_the_tables_is_said(sb, tmp_path):
     assert "investors" in str(e.value) and "choose a new" not in str(e.value)
     with pytest.raises(mirror.MirrorPathError, match="restore _mirror.json"):
         mirror.status(path)
+
+
+def test_a_column_comment_changes_no_row(sb, tmp_path):
+    """A comment set on a column by another writer (deltalake's ``set_column_metadata``, an
+    ``UPDATE FIELD METADATA`` commit) changes no row: ``load`` and ``status`` read the table,
+    and the next sync stays incremental (it was taken for a change of rows: load refused the
+    table and the sync rebuilt it from a full pull)."""
+    path = tmp_path / "m"
+    with Client.for_sandbox(sb, progress=False) as client:
+        mirror.sync(client, path, page_size=250)
+        DeltaTable(str(path / "deals")).alter.set_column_metadata("id", {"comment": "deal id"})
+        assert len(mirror.load(path, "deals")) > 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no divergence said
+            mirror.status(path)
+        report, seen = _sync(client, path)
+    assert not report["deals"].full and not _repairs(seen)

@@ -83,7 +83,7 @@ def _not_foreign(folder: Path, table: DeltaTable) -> None:
     """Raise :class:`MirrorDamagedError` when another writer gave the table properties the
     mirror does not write (:func:`.table.foreign_properties`): the next sync sets it aside."""
     if (foreign := foreign_properties(table)) is not None:
-        raise damage(folder, f"{foreign}; a sync sets it aside and builds it again")
+        raise damage(folder, foreign, rebuilt="sets it aside and builds it again from the service")
 
 
 def _no_log(folder: Path) -> None:
@@ -388,8 +388,9 @@ def load(
         if (changed := foreign_rows(table)) is not None:
             raise damage(
                 folder,
-                f"{changed}; a sync rebuilds it from a full pull (a version before that commit "
-                "is still readable with as_of=..., history lists them)",
+                f"{changed} (a version before that commit is still readable with as_of=..., "
+                "history lists them)",
+                rebuilt="rebuilds it from a full pull",
             )
     try:
         data = _read(folder, table, entity, include_deleted, wanted)

@@ -500,20 +500,27 @@ def inspect_table(root: Path, entity: str, *, deep: bool) -> tuple[DeltaTable | 
     folder = root / entity
     if (lost := log_lost(folder)) is not None:  # data files without a log: damaged too
         aside = _set_aside(root, folder)
-        return None, f"{lost}; the old files were moved to {aside}"
+        return None, f"{lost}; the old files were moved to {aside}{_ANEW}"
     if not is_table(folder):
         return None, None
     try:
         table = open_table(folder)
     except MirrorDamagedError:
         aside = _set_aside(root, folder)
-        return None, f"its Delta log could not be read (the old table was moved to {aside})"
+        return None, f"its Delta log could not be read (the old table was moved to {aside}{_ANEW})"
     if (foreign := foreign_properties(table)) is not None:
         # an overwrite in place would keep them (a reader feature cannot be dropped): set
         # aside, with what that writer set, and a new table made
         aside = _set_aside(root, folder)
-        return None, f"{foreign}; the old table was moved to {aside}"
+        return None, f"{foreign}; the old table was moved to {aside}{_ANEW}"
     return table, check(folder, table, entity, deep=deep)
+
+
+#: What a table set aside means for versions pinned with ``as_of``: the new table's start at 0.
+_ANEW = (
+    ", where its versions stay readable; the new table's versions start again at 0, so a "
+    "version number pinned with as_of now names the new table's"
+)
 
 
 def _noted(error: BaseException, note: str) -> None:

@@ -208,10 +208,11 @@ def _short(exc: BaseException) -> str:
     return text[:300] + ("..." if len(text) > 300 else "")
 
 
-def damage(folder: Path, what: str) -> MirrorDamagedError:
+def damage(folder: Path, what: str, *, rebuilt: str | None = None) -> MirrorDamagedError:
     """The error for a damaged table, with the repair that works for it: a sync rebuilds an
-    entity's table; a Family A table (``public/...``) holds snapshots the service no longer
-    has, so it is restored or started anew."""
+    entity's table (``rebuilt``: how a plain sync does it, when no ``--repair`` is needed);
+    a Family A table (``public/...``) holds snapshots the service no longer has, so it is
+    restored or started anew."""
     if folder.parent.name == "public":
         return MirrorDamagedError(
             f"the research store's table at {folder} is damaged: {what}. A sync does not "
@@ -221,6 +222,11 @@ def damage(folder: Path, what: str) -> MirrorDamagedError:
             "the table anew"
         )
     root = folder.parent
+    if rebuilt is not None:
+        return MirrorDamagedError(
+            f"the mirror's table at {folder} is damaged: {what}. The next `dealframe mirror "
+            f"sync {root}` (or dealframe.mirror.sync(client, path)) {rebuilt}"
+        )
     return MirrorDamagedError(
         f"the mirror's table at {folder} is damaged: {what}. Run `dealframe mirror sync {root} "
         "--repair` (or dealframe.mirror.sync(client, path, repair=True)) to rebuild it from the "
@@ -328,6 +334,8 @@ _NO_ROW_CHANGE = frozenset(
         "CHECKPOINT",
         "CREATE CHECKPOINT",
         "UPDATE TABLE METADATA",
+        "UPDATE FIELD METADATA",  # a column's comment (deltalake's set_column_metadata)
+        "CHANGE COLUMN",  # Spark's ALTER COLUMN ... COMMENT
     }
 )
 
