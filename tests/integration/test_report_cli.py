@@ -241,7 +241,7 @@ def test_a_config_cohorts_since_after_the_sandboxs_data_is_refused_first(
     config = tmp_path / "nightly.toml"
     config.write_text(
         'out = "r"\n[[cohort]]\nregion = "Oceania"\n[[cohort]]\nname = "late"\n'
-        'since = "2062-01-01"\n'
+        'region = "Africa"\nsince = "2062-01-01"\n'
     )
     assert main(["report", "--config", str(config), "--sandbox"]) == EXIT_USAGE
     error = _one_error_line(capsys.readouterr().err)
