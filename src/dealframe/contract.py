@@ -63,6 +63,7 @@ from dealframe.errors import (
     RequestInfo,
     ServiceContractError,
     ValidationError,
+    _forms,
     _scrub,
 )
 from dealframe.notices import (
@@ -405,7 +406,8 @@ def blank_echoed(doc: Any, secrets: Iterable[str]) -> Any:
     A service that echoes the caller's token as a value (an item's ``name``, a note in
     ``meta``) would otherwise put it in the frame, and from there in every file written of it
     (``dealframe pull -o``, a mirror, a report). A token is blanked wherever it is in a text
-    (``x<token>`` is ``x***``). Only tokens of 12 characters or more are (as an error blanks
+    (``x<token>`` is ``x***``), as it is or percent-encoded (in a URL: :func:`~dealframe
+    .errors._forms`). Only tokens of 12 characters or more are (as an error blanks
     them anywhere): a shorter one is a test key (``"2"``, ``"name"``) that ordinary data holds
     too, a count written ``"2"``, which blanking would turn into no value. Member names are
     left as they are: one named by a token is left out of the frame by the frame readers
@@ -420,8 +422,12 @@ def blank_echoed(doc: Any, secrets: Iterable[str]) -> Any:
     ([{'name': '***', 'id': '2', 'note': 'by x_***'}], {'count': '2'}, 2)
     >>> blank_echoed(doc, ["other-token-0123456789"]) is doc
     True
+    >>> blank_echoed({"data": {"website": "https://x.io/?k=Kx7priv%2BSEC%2FRET42%3D%3D"}},
+    ...              ["Kx7priv+SEC/RET42=="])["data"]  # percent-encoded in a URL
+    {'website': 'https://x.io/?k=***'}
     """
-    tokens = [s for s in secrets if s and len(s) >= _ANYWHERE]
+    # each token in each form a service may echo it in (percent-encoded in a URL: _forms)
+    tokens = [f for s in secrets if s and len(s) >= _ANYWHERE for f in _forms(s)]
     count = [0]
     blanked_doc = _blank_texts(doc, tokens, count) if tokens else doc
     if not count[0] or not isinstance(blanked_doc, dict):

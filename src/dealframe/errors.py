@@ -39,6 +39,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Self, TypeVar
+from urllib.parse import quote, quote_plus
 
 import orjson
 from requests.structures import CaseInsensitiveDict
@@ -1220,8 +1221,42 @@ _ANYWHERE = 12
 _TOKEN_CHARS = r"[A-Za-z0-9_\-]"
 
 
+#: Characters a URL never escapes: a token of these alone has no other form in a URL.
+_URL_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+#: A percent-escape, as :func:`_forms` writes its lower-case twin.
+_PERCENT = re.compile(r"%[0-9A-F]{2}")
+
+
+def _forms(secret: str) -> tuple[str, ...]:
+    """The forms in which a service may echo ``secret`` back in a text, the token itself
+    first: as a URL writes it (a key with ``+ / =`` inside a ``Location``, a ``Link``, a
+    next-page URL or a website value): ``quote(secret, safe="")``, ``quote(secret)`` and
+    ``quote_plus(secret)``, each also with lower-case escapes, where they differ from it.
+
+    This is the one list of the forms every search and blanking of a token uses (the
+    messages of errors and findings: :func:`_scrub`; the texts of an answer:
+    :func:`dealframe.contract.blank_echoed`; a body or header the cache must not store:
+    :func:`dealframe.transport.body.echoes`, which adds each form's JSON escapes). Nothing
+    of it is kept: the forms are made again at each use.
+
+    Examples
+    --------
+    >>> _forms("sk_live_0123456789abcdef")
+    ('sk_live_0123456789abcdef',)
+    >>> _forms("Kx7priv+SEC/RET42==")  # doctest: +NORMALIZE_WHITESPACE
+    ('Kx7priv+SEC/RET42==', 'Kx7priv%2BSEC%2FRET42%3D%3D', 'Kx7priv%2bSEC%2fRET42%3d%3d',
+     'Kx7priv%2BSEC/RET42%3D%3D', 'Kx7priv%2bSEC/RET42%3d%3d')
+    """
+    if _URL_SAFE.issuperset(secret):
+        return (secret,)
+    forms = [secret]
+    for encoded in (quote(secret, safe=""), quote(secret), quote_plus(secret)):
+        forms += (encoded, _PERCENT.sub(lambda m: m[0].lower(), encoded))
+    return tuple(dict.fromkeys(forms))
+
+
 def _scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with each secret replaced by ``***``.
+    """``text`` with each secret, in each of its forms (:func:`_forms`), replaced by ``***``.
 
     Examples
     --------
@@ -1229,12 +1264,15 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
     'Invalid or expired token *** (got ***)'
     >>> _scrub("key=sk_live_0123456789abcdef!", ["sk_live_0123456789abcdef"])
     'key=***!'
+    >>> _scrub("/next?api_key=Kx7priv%2BSEC%2FRET42%3D%3D&page=2", ["Kx7priv+SEC/RET42=="])
+    '/next?api_key=***&page=2'
     """
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        if len(secret) >= _ANYWHERE:
-            text = text.replace(secret, "***")
+    forms = {(f, len(s) >= _ANYWHERE) for s in secrets if s for f in _forms(s)}
+    for form, anywhere in sorted(forms, key=lambda f: len(f[0]), reverse=True):
+        if anywhere:
+            text = text.replace(form, "***")
         else:
-            text = re.sub(f"(?<!{_TOKEN_CHARS}){re.escape(secret)}(?!{_TOKEN_CHARS})", "***", text)
+            text = re.sub(f"(?<!{_TOKEN_CHARS}){re.escape(form)}(?!{_TOKEN_CHARS})", "***", text)
     return text
 
 

@@ -417,6 +417,10 @@ def _filters_apart(method: _F) -> _F:
     return method
 
 
+#: The ``deadline`` of a read that is a call of its own (its own ``call_budget``).
+_OWN_BUDGET: Any = object()
+
+
 def _given(method: Callable[..., Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
     """The filter parameters of ``method`` that ``arguments`` (its ``locals()``) gives: its
     keyword-only parameters typed as filters, but for None ("no constraint")."""
@@ -1080,7 +1084,9 @@ class PrivateApi:
         refresh, cache = arguments["refresh"], arguments["cache"]
         if limit is not None:  # any integral number (numpy's too), never a boolean
             limit = integer_in(limit, "limit", 1, None)
-        deadline = self._t.deadline()  # one budget for the whole call, discovery included
+        # one budget for the whole call, discovery included (and a caller's own, when given:
+        # deals(with_investors=True) reads the single forms within it too)
+        deadline = arguments["deadline"] if "deadline" in arguments else self._t.deadline()
         schema, wire = self._build_filters(
             entity, filters, _given(method, arguments), deadline, refresh=refresh, cache=cache
         )
@@ -1650,11 +1656,17 @@ class PrivateApi:
         >>> edges.columns.tolist()
         ['investor_a', 'investor_b', 'name_a', 'name_b', 'shared_deals', 'first_date', 'last_date']
         """
+        deadline = self._t.deadline()  # one budget for the list and the single forms
         frame = self._list("transactions", self.deals, locals())
         if not with_investors:
             return frame
         return self._with_profiles(
-            frame, strict=strict, progress=progress, refresh=refresh, cache=cache
+            frame,
+            strict=strict,
+            progress=progress,
+            refresh=refresh,
+            cache=cache,
+            deadline=deadline,
         )
 
     def _with_profiles(
@@ -1665,8 +1677,10 @@ class PrivateApi:
         progress: bool | None,
         refresh: bool,
         cache: bool,
+        deadline: float | None,
     ) -> pd.DataFrame:
-        """Deal list rows completed from their single forms: the columns only those carry.
+        """Deal list rows completed from their single forms: the columns only those carry,
+        read within the call's ``deadline`` (the listing's).
 
         Soft-deleted rows (``include_deleted=True``) are read with ``include_deleted`` too
         (the document shows that parameter for companies and investors only: a service that
@@ -1704,6 +1718,7 @@ class PrivateApi:
                             refresh,
                             cache,
                             found=found,
+                            deadline=deadline,
                         )
                     )
             except IncompleteResultError as exc:  # some requests failed for good
@@ -1800,8 +1815,10 @@ class PrivateApi:
         cache: bool,
         build: Callable[[list[dict]], pd.DataFrame] | None = None,
         found: Findings | None = None,
+        deadline: Any = _OWN_BUDGET,
     ) -> pd.DataFrame:
-        """Single forms of ``ids``, shaped by ``build`` (default: the entity's profile frame).
+        """Single forms of ``ids``, shaped by ``build`` (default: the entity's profile frame),
+        within ``deadline`` (a calling call's; by default this call's own ``call_budget``).
 
         Given ``found`` (the findings of a call that reads profiles in several parts), what
         the answers are found to be is recorded there, for the caller to report once (one
@@ -1818,7 +1835,8 @@ class PrivateApi:
             raise ValidationError("include_deleted", "True or False", got=include_deleted)
         if include_deleted:
             params["include_deleted"] = True
-        deadline = self._t.deadline()
+        if deadline is _OWN_BUDGET:
+            deadline = self._t.deadline()
         said_deleted: set[str] = set()  # answered 404 saying soft-deleted (details.deleted)
 
         def fetch(ident: str) -> Any:
@@ -1854,6 +1872,7 @@ class PrivateApi:
                     progress=self._progress(progress),
                     desc=f"{entity} profiles",
                     inline=stored if cache and not refresh else None,
+                    deadline=deadline,
                 )
                 responses, failures = result.results, result.failures
         endpoint = f"GET {PREFIX}/{entity}/{{id}}"
@@ -2264,6 +2283,7 @@ class PrivateApi:
                 progress=self._progress(progress),
                 desc=name,
                 inline=inline if cache and not refresh else None,
+                deadline=deadline,
             )
             pulled, failures = result.values, result.failures
         for ident in wanted:  # what the ids' pages say alike (meta as text ...) is said once

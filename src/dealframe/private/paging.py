@@ -94,8 +94,6 @@ from ..errors import (
     AuthenticationError,
     BadRequestError,
     DealframeError,
-    ServerError,
-    TransportError,
     incomplete,
 )
 from ..transport.body import LATER, Read, expecting, later
@@ -103,6 +101,7 @@ from ..transport.body import parse as parse_body
 from ..transport.paging import (
     FATAL_ERRORS,
     ItemFailure,
+    Outage,
     WorkerPool,
     _bar,
     closed,
@@ -132,11 +131,6 @@ __all__ = [
 PAGE_SIZE = 1000
 #: A walk that has not ended after this many pages is stopped (and says so).
 MAX_PAGES = 100_000
-#: Pages failing in a row (after their retries) with the same 5xx status or connection
-#: failure that mean the service is down: the walk stops and the pages left are not tried.
-OUTAGE_PAGES = 3
-#: Transport failures that count towards an outage.
-_OUTAGE_KINDS = ("connection", "connect_timeout", "timeout")
 #: Once a page has needed a retry, a first attempt waits this many typical pages ...
 LATE_FACTOR = 4.0
 #: ... and at least this many seconds.
@@ -465,15 +459,6 @@ class _Pace:
         return max(LATE_FLOOR, LATE_FACTOR * typical)
 
 
-def _outage(error: BaseException) -> str | None:
-    """The service-side failure ``error`` stands for (status or kind), None for others."""
-    if isinstance(error, ServerError):
-        return f"HTTP {error.status}"
-    if isinstance(error, TransportError) and error.kind in _OUTAGE_KINDS:
-        return error.kind
-    return None
-
-
 #: The hashes of identities that are none (null or empty).
 _NO_ID = frozenset((hash(None), hash("")))
 
@@ -556,19 +541,17 @@ class _Walk(Generic[T]):
         # arrived ahead of its turn: no page past it is asked for
         self.pace = _Pace()
         self.reader = reader  # how a page a worker left unread is read here (None: as JSON)
-        self.failing: tuple[str | None, int] = (None, 0)  # the last pages' failure, in a row
+        self.failing = Outage()  # the last pages' failure, in a row
         # a short page said to be followed by more, with no total to tell: (page, rows),
         # said once a later page brings rows (:meth:`short`)
         self.pending: tuple[int, int] | None = None
 
     def fail(self, number: int, error: DealframeError) -> bool:
-        """Record a page that failed for good; True once ``OUTAGE_PAGES`` pages in a row
-        failed with the same server or connection failure (the service is down)."""
+        """Record a page that failed for good; True once ``OUTAGE_RUN`` pages in a row
+        failed with the same server, rate limit or connection failure (the service is down,
+        or keeps refusing this client: :class:`~dealframe.transport.paging.Outage`)."""
         self.pages.failed.append(ItemFailure(number - 2, number, error))
-        kind, run = self.failing
-        now = _outage(error)
-        self.failing = (now, run + 1 if now is not None and now == kind else 1)
-        return now is not None and self.failing[1] >= OUTAGE_PAGES
+        return self.failing.failed(error)
 
     def reread(self, response: Response) -> Response | None:
         """``response`` of a page a worker fetched, its body read on this thread when the
@@ -660,7 +643,7 @@ class _Walk(Generic[T]):
             )
             self.done = True
             return page
-        self.failing = (None, 0)
+        self.failing.arrived()
         if ready.signature is not None:
             column = ready.ids if isinstance(ready.ids, pa.Array) else None
             self.seen.setdefault(ready.signature, []).append(column)

@@ -719,6 +719,7 @@ class Resolver:
                     desc="resolve",
                     pool=self._t.pool,
                     fatal=fatal,
+                    deadline=deadline,
                 )
             except ApiError as exc:  # what arrived before it is kept
                 if not (answers or failures):
@@ -757,7 +758,13 @@ class Resolver:
                 ones = [_Batch([batch.at[i]], [batch.names[i]], 1) for i in alone]
                 try:
                     sent = map_concurrent(
-                        send, ones, self._workers, progress=False, pool=self._t.pool, fatal=later
+                        send,
+                        ones,
+                        self._workers,
+                        progress=False,
+                        pool=self._t.pool,
+                        fatal=later,
+                        deadline=deadline,
                     )
                 except ApiError as exc:  # the other answers of this round are still kept
                     stopped = exc

@@ -1101,6 +1101,7 @@ class PublicApi:
                 desc=desc,
                 inline=stored if cache and not refresh else None,
                 fatal=fatal,
+                deadline=deadline,
             )
             failures += [  # index: the chunk's first SKU's position in ``skus``
                 dataclasses.replace(f, index=f.item[0], item=f.item[1]) for f in result.failures

@@ -63,7 +63,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from dealframe.arguments import call_secrets
-from dealframe.errors import _ANYWHERE
+from dealframe.errors import _ANYWHERE, _forms
 from dealframe.notices import setting
 
 __all__ = [
@@ -360,7 +360,9 @@ def holds(content: bytes, tokens: Iterable[str]) -> bool:
     """Whether a JSON body holds one of ``tokens``: one of 12 characters or more anywhere, a
     shorter one only as a whole string value (not a member name, not a word in a text).
 
-    A token is looked for as JSON writes it (a ``"`` or ``\\`` in it escaped), and in a body
+    A token is looked for in each form a service may echo it in (as it is, percent-encoded
+    in a URL: :func:`~dealframe.errors._forms`), as JSON writes it (a ``"`` or ``\\`` in it
+    escaped), and in a body
     that uses escapes JSON allows but need not (``"sk\\/live"``, ``"\\u0073k"``) as that
     body written without them (:func:`_unescaped`): a search of bytes, no parse.
 
@@ -374,8 +376,8 @@ def holds(content: bytes, tokens: Iterable[str]) -> bool:
     False
     """
     found = [token for token in tokens if token]
-    long = [_json_text(s) for s in found if len(s) >= _ANYWHERE]
-    short = [_json_text(s) for s in found if len(s) < _ANYWHERE]
+    long = [_json_text(f) for s in found if len(s) >= _ANYWHERE for f in _forms(s)]
+    short = [_json_text(f) for s in found if len(s) < _ANYWHERE for f in _forms(s)]
     if not long and not short:
         return False
     if _in_body(content, long, short):
@@ -388,7 +390,8 @@ def echoes(response: Any, secrets: Iterable[str] = ()) -> str | None:
     """Where ``response`` holds a token: the one its request carried, or one of ``secrets``
     (the running call's, :func:`~dealframe.arguments.call_secrets`); None when it holds none.
 
-    A token of 12 characters or more counts anywhere but in the headers every server sets
+    A token (in each of its forms: :func:`~dealframe.errors._forms`) of 12 characters or more
+    counts anywhere but in the headers every server sets
     itself (``Date``, ``Content-Type``, ``Server`` ...: :data:`_FIXED_HEADERS`). A shorter
     one counts only as a whole header value, a whole reason phrase or a whole JSON string
     value (not a member name, not a number, not a word in a text): a token ``"json"`` is not
@@ -422,8 +425,8 @@ def echoes(response: Any, secrets: Iterable[str] = ()) -> str | None:
     found = {s for s in (token, *secrets) if s}
     if not found:
         return None
-    short = [s for s in found if len(s) < _ANYWHERE]
-    long = [s for s in found if len(s) >= _ANYWHERE]
+    short = [f for s in found if len(s) < _ANYWHERE for f in _forms(s)]
+    long = [f for s in found if len(s) >= _ANYWHERE for f in _forms(s)]
     headers = getattr(response, "headers", None) or {}
     for name, value in headers.items():
         if str(name).lower() in _FIXED_HEADERS:

@@ -7,7 +7,10 @@ that failed after their retries so the caller can raise
 alike (bad token, bad request, programming errors) stop the whole map at once instead. A token
 that expired part-way (401/403 once some items had arrived) keeps what arrived: the items left
 are failures with that error, which :func:`~dealframe.errors.incomplete` raises as itself,
-carrying what arrived.
+carrying what arrived. So are the items left once the service is down (:class:`Outage`, the
+rule a list's walk keeps too: :data:`OUTAGE_RUN` items in a row failing alike), with the last
+one's error, and once the call's deadline has passed, with one error saying so: neither is
+sent.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ import importlib.util
 import itertools
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -30,6 +34,7 @@ from dealframe.errors import (
     ConfigurationError,
     DealframeError,
     RateLimitedError,
+    ServerError,
     TransportError,
     ValidationError,
     incomplete,
@@ -37,8 +42,10 @@ from dealframe.errors import (
 
 __all__ = [
     "FATAL_ERRORS",
+    "OUTAGE_RUN",
     "ItemFailure",
     "MapResult",
+    "Outage",
     "WorkerPool",
     "closed",
     "closed_error",
@@ -47,6 +54,7 @@ __all__ = [
     "interactive",
     "map_concurrent",
     "on_worker",
+    "outage",
     "progress_bar",
     "show_progress",
     "submit",
@@ -63,6 +71,70 @@ FATAL_ERRORS: tuple[type[BaseException], ...] = (
     ConfigurationError,
     ValidationError,
 )
+
+
+#: Requests (pages of a walk, items of a map) failing in a row, after their retries, with the
+#: same 5xx status, rate limit or connection failure: the service is down (or keeps refusing
+#: this client), and the requests left are not sent (:class:`Outage`).
+OUTAGE_RUN = 3
+#: Transport failures that count towards an outage.
+_OUTAGE_KINDS = ("connection", "connect_timeout", "timeout")
+
+
+def outage(error: BaseException) -> str | None:
+    """The service-side failure ``error`` stands for (status or kind), None for others: a
+    5xx, a 429 still refused after its retries, a connection that failed or timed out. A
+    request the client held back, never sent (:func:`unsent`), is none: it costs nothing,
+    and says how long to wait.
+
+    Examples
+    --------
+    >>> outage(ServerError(503, "SERVICE_UNAVAILABLE", "down"))
+    'HTTP 503'
+    >>> outage(RateLimitedError(429, "RATE_LIMITED", "Slow down"))
+    'HTTP 429'
+    >>> outage(TransportError("refused", kind="connection")), outage(KeyError("x"))
+    ('connection', None)
+    >>> outage(RateLimitedError(429, "RATE_LIMITED", "not sent", attempts=0))
+    """
+    if unsent(error):
+        return None
+    if isinstance(error, ServerError | RateLimitedError):
+        return f"HTTP {error.status}"
+    if isinstance(error, TransportError) and error.kind in _OUTAGE_KINDS:
+        return error.kind
+    return None
+
+
+class Outage:
+    """The rule that stops a multi-request call at an outage, kept once for the walk of a
+    list's pages and for :func:`map_concurrent`: :data:`OUTAGE_RUN` requests in a row that
+    failed for good with the same :func:`outage` (``HTTP 503``, ``connection`` ...).
+
+    Examples
+    --------
+    >>> down = Outage()
+    >>> [down.failed(ServerError(503, "SERVICE_UNAVAILABLE", "down")) for _ in range(3)]
+    [False, False, True]
+    >>> down.arrived(); down.failed(ServerError(503, "SERVICE_UNAVAILABLE", "down"))
+    False
+    """
+
+    def __init__(self) -> None:
+        self.kind: str | None = None  # the last failure's outage, None once one arrived
+        self.run = 0  # failures in a row of that outage
+
+    def failed(self, error: BaseException) -> bool:
+        """Count a request that failed for good; True once :data:`OUTAGE_RUN` in a row failed
+        with the same :func:`outage`: the requests left are not to be sent."""
+        now = outage(error)
+        self.run = self.run + 1 if now is not None and now == self.kind else 1
+        self.kind = now
+        return now is not None and self.run >= OUTAGE_RUN
+
+    def arrived(self) -> None:
+        """A request answered: the run of failures is broken."""
+        self.kind, self.run = None, 0
 
 
 def closed(error: BaseException) -> bool:
@@ -392,6 +464,7 @@ def map_concurrent(
     fatal: tuple[type[BaseException], ...] = FATAL_ERRORS,
     pool: WorkerPool | None = None,
     inline: Callable[[T], R | None] | None = None,
+    deadline: float | None = None,
 ) -> MapResult[R]:
     """Apply ``fn`` to every item on at most ``workers`` threads, keeping input order.
 
@@ -424,6 +497,16 @@ def map_concurrent(
         it does not answer goes to the workers at once; after :data:`COLD_RUN` of them in a
         row (a cold cache) it is asked for one item in :data:`COLD_RUN` only, until it
         answers one (the cached part of a partly cached call).
+    deadline : float, optional
+        The call's deadline (``time.monotonic()`` seconds: its ``call_budget``), checked
+        before each item is run: once it has passed, nothing more is sent and every item
+        not read is a failure with one shared ``TransportError(kind="budget")`` that says
+        so, at once (not each item's own request failing in turn).
+
+    Every item not read is a failure too, with the error of the last, once
+    :data:`OUTAGE_RUN` items in a row failed for good with the same 5xx status, rate limit
+    or connection failure (:class:`Outage`, as a list's walk stops): the service is down,
+    and the items left are not sent.
 
     Returns
     -------
@@ -449,8 +532,27 @@ def map_concurrent(
     failures: list[ItemFailure] = []
     arrived: set[int] = set()
     bar = _bar(show_progress(progress, len(todo)), len(todo), desc)
+    down = Outage()
     if pool is not None:
         pool.starting()
+
+    def due() -> None:
+        """Raise :class:`_Stopped` once the call's deadline has passed."""
+        if deadline is not None and time.monotonic() >= deadline:
+            raise _Stopped(None)
+
+    def run(item: T) -> R:
+        due()  # an item queued on the pool when the budget ran out is not sent
+        return fn(item)
+
+    def look(item: T) -> R | None:
+        due()
+        return inline(item) if inline is not None else None
+
+    def timely(indices: Iterable[int]) -> Iterator[int]:
+        for index in indices:
+            due()  # nothing more is submitted once the budget ran out
+            yield index
 
     def record(index: int, outcome: Callable[[], R | None], *, looked_up: bool = False) -> bool:
         """Keep item ``index``'s outcome: its result, or its error as ``fn``'s would be kept
@@ -464,12 +566,17 @@ def map_concurrent(
                 return False
             results[index] = result
             arrived.add(index)
+            down.arrived()
+        except _Stopped:
+            raise
         except fatal:
             raise
         except collect as exc:
             if closed(exc):
                 raise
             failures.append(ItemFailure(index, todo[index], exc))
+            if down.failed(exc):  # the service is down: the items left are not sent
+                raise _Stopped(exc) from None
         finally:
             if bar is not None and done:
                 bar.update(1)
@@ -477,17 +584,23 @@ def map_concurrent(
 
     try:
         if inline is not None and len(todo) > 1 and workers > 1:
-            left: Iterator[int] = _unanswered(inline, todo, record)
+            left: Iterator[int] = timely(_unanswered(look, todo, record))
         else:
-            left = iter(range(len(todo)))
+            left = timely(range(len(todo)))
         first = list(itertools.islice(left, 2))  # one item left: no pool
         if len(first) <= 1 or workers == 1:
             for index in itertools.chain(first, left):
-                record(index, functools.partial(fn, todo[index]))
+                record(index, functools.partial(run, todo[index]))
         else:
             shared = pool.executor() if pool is not None and pool.size == workers else None
             indices = itertools.chain(first, left)
-            _run_pool(fn, todo, indices, min(workers, len(todo)), record, shared)
+            _run_pool(run, todo, indices, min(workers, len(todo)), record, shared)
+    except _Stopped as stop:
+        # an outage, or the budget spent: what arrived is kept, every item left failed alike
+        failed = {f.index for f in failures}
+        unread = [i for i in range(len(todo)) if i not in arrived and i not in failed]
+        error = stop.error or _out_of_time(len(unread), len(todo), what=desc)
+        failures += [ItemFailure(i, todo[i], error) for i in unread]
     except fatal as exc:
         if not arrived or not isinstance(exc, AuthenticationError):
             raise  # nothing arrived, or a 400 that may be this item's own: as itself
@@ -509,6 +622,31 @@ def map_concurrent(
         # back, or closed its gate past the budget): that error, as one request's raises it
         raise failures[0].error
     return MapResult(results, failures)
+
+
+class _Stopped(Exception):
+    """What stops a map part-way, the items left failed with ``error``: the last of an
+    outage's run (:class:`Outage`); None when the call's deadline passed."""
+
+    def __init__(self, error: BaseException | None) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def _out_of_time(left: int, total: int, what: str | None = None) -> TransportError:
+    """The one error of the items a map did not send once the call's budget ran out.
+
+    Examples
+    --------
+    >>> str(_out_of_time(7, 10, "companies profiles"))
+    'call_budget ran out: 7 of the 10 requests (companies profiles) were not sent; raise call_budget or narrow the call'
+    """
+    named = f" ({what})" if what else ""
+    return TransportError(
+        f"call_budget ran out: {left:,} of the {total:,} requests{named} were not sent",
+        kind="budget",
+        note="raise call_budget or narrow the call",
+    )
 
 
 def unsent(error: BaseException) -> bool:
@@ -552,6 +690,12 @@ def _unanswered(
         yield index
 
 
+#: Items a map keeps submitted to its pool per worker: enough that no worker waits for the
+#: next, few enough that a map stopped part-way (an outage, its budget spent) has few to
+#: cancel, and that a map of 10,000 ids does not queue 10,000 futures at once.
+AHEAD_PER_WORKER = 2
+
+
 def _run_pool(
     fn: Callable[[T], R],
     todo: Sequence[T],
@@ -560,20 +704,30 @@ def _run_pool(
     record: Callable[[int, Callable[[], R]], Any],
     shared: ThreadPoolExecutor | None = None,
 ) -> None:
-    """``fn`` of ``todo[i]`` for each of ``indices`` on the pool, each submitted as soon as
-    ``indices`` gives it; ``record(i, outcome)`` keeps each as it arrives."""
+    """``fn`` of ``todo[i]`` for each of ``indices`` on the pool, at most
+    :data:`AHEAD_PER_WORKER` per worker submitted at a time, the next taken from ``indices``
+    as each arrives; ``record(i, outcome)`` keeps each as it arrives (in order of position
+    among those that arrive together). An error of ``record`` or of ``indices`` stops the
+    map: nothing more is submitted."""
     pool = shared or ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dealframe")
-    futures: dict[Future[R], int] = {}
-    seen: set[Future[R]] = set()
+    futures: dict[Future[R], int] = {}  # each future submitted and not yet recorded
+    left = iter(indices)
+    more = True
     try:
-        for i in indices:
-            futures[submit(pool, fn, todo[i])] = i
-        # each answer as it arrives: the bar moves with them. as_completed waits on every
-        # future once; a wait(FIRST_COMPLETED) per answer walked every pending future each
-        # time (4 s of CPU for 6,000 items)
-        for future in as_completed(futures):
-            seen.add(future)
-            record(futures[future], future.result)
+        while True:
+            while more and len(futures) < AHEAD_PER_WORKER * workers:
+                i = next(left, None)
+                if i is None:
+                    more = False
+                    break
+                futures[submit(pool, fn, todo[i])] = i
+            if not futures:
+                break
+            # each answer as it arrives (the bar moves with them); the futures waited on are
+            # never more than the window, so a wait per answer stays cheap
+            done, _ = wait(futures, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=futures.__getitem__):
+                record(futures.pop(future), future.result)
     except BaseException:
         for future in futures:
             future.cancel()
@@ -582,7 +736,7 @@ def _run_pool(
         else:
             wait(list(futures))  # this call's running items finish before the error leaves
         for future, at in futures.items():  # items that arrived meanwhile are kept
-            if future not in seen and future.done() and not future.cancelled():
+            if future.done() and not future.cancelled():
                 with contextlib.suppress(Exception):  # a second stopping error: the first tells
                     record(at, future.result)
         raise
