@@ -8,11 +8,15 @@ over real HTTP through the drift proxy.
   service writing them in lower case had just listed, which ``current()`` takes.
 - A lookup by more than 1,000 ids labelled a page of every batch ``page 1``: a field lost on
   one batch's page is now said naming the batch.
+- ``doctor`` said ``holds`` of a service writing every ``groups/current`` key in snake case,
+  and the client's warning of the respelling escaped its table: it is now ``adapted``,
+  naming the respelling.
 """
 
 from __future__ import annotations
 
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _doctor import by_name, run_doctor
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     direct,
     edit,
@@ -32,6 +37,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 from test_drift_fields_of_one_answer import _lower_case_service, renamed
 
 from dealframe import mirror
+from dealframe.doctor import ADAPTED
 from dealframe.notices import ServiceContractWarning
 
 P = "/api/private/v1"
@@ -131,3 +137,27 @@ def test_a_field_lost_on_a_later_batch_of_ids_names_the_batch(fresh: Any, proxy:
     said = [m for m in got.warned(ServiceContractWarning) if "deal_valuation on " in m]
     assert len(said) == 1, got.caught
     assert "deal_valuation on ids 1001-1500 page 1 (500 rows)" in said[0], said
+
+
+def _snake(doc: Any) -> Any:
+    """Every field of the group statistics in snake case (``marketCap`` as ``market_cap``)."""
+    spelt = lambda key: "".join(f"_{c.lower()}" if c.isupper() else c for c in key)  # noqa: E731
+    doc["data"] = {
+        stat: {spelt(k): v for k, v in inner.items()} for stat, inner in doc["data"].items()
+    }
+    return doc
+
+
+def test_the_doctor_says_snake_case_group_fields_adapted_and_warns_nothing(
+    sandbox: Any, proxy: Any
+) -> None:
+    proxy.add("^/api/v2/groups/current$", edit(_snake, "snake_case"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        found = run_doctor(sandbox, proxy, family="A")
+    # what the doctor tabulates, it does not warn of besides
+    assert [str(w.message) for w in caught if "another case" in str(w.message)] == []
+    check = by_name(found)["A.groups.current"]
+    assert check.verdict == ADAPTED, check
+    assert "read as the documented field: " in check.observed, check.observed
+    assert "market_cap as marketCap" in check.observed, check.observed
