@@ -161,3 +161,20 @@ def test_the_doctor_says_snake_case_group_fields_adapted_and_warns_nothing(
     assert check.verdict == ADAPTED, check
     assert "read as the documented field: " in check.observed, check.observed
     assert "market_cap as marketCap" in check.observed, check.observed
+
+
+def test_a_sync_says_a_value_outside_the_vocabulary_once_with_its_rows_summed(
+    fresh: Any, proxy: Any, tmp_path: Path
+) -> None:
+    """Not once per page of the change feed (each naming ``page 1``), nor for the sync's
+    requests of one row that count the service's records."""
+    proxy.add(DEALS, items_edit(lambda i: i.update(deal_type="VENTURE")))
+    got = outcome(lambda: mirror.sync(fresh, tmp_path / "m", entities=["deals"], page_size=200))
+    assert got.error is None, repr(got.error)
+    said = [m for m in got.warned(ServiceContractWarning) if "deal_type outside" in m]
+    assert len(said) == 1, said
+    rows = len(mirror.load(tmp_path / "m", "deals"))
+    assert said[0].startswith("the change feed of deals: deal_type outside the document's list in ")
+    assert " pages): 'VENTURE' (" in said[0] and "did you mean 'Venture'?" in said[0], said
+    read = int(said[0].split(" in ", 1)[1].split(" of ")[0].replace(",", ""))
+    assert read >= rows > 200, (read, rows)  # every page's rows (a row read twice counts twice)
