@@ -81,6 +81,7 @@ __all__ = [
     "to_date",
     "to_utc",
     "warn_numbers_as_text",
+    "warn_or_note",
     "warnings_noted",
     "why",
     "without_offset",
@@ -802,6 +803,25 @@ def warnings_noted() -> AbstractContextManager[list[str]]:
     return holding(_WARN_NOTED, [])
 
 
+def warn_or_note(said: str) -> None:
+    """Warn ``said`` (a ``DataWarning``: values read otherwise than written), or note it once
+    for the caller to say, within :func:`warnings_noted` (the doctor quotes it).
+
+    Examples
+    --------
+    >>> with warnings_noted() as noted:
+    ...     warn_or_note("market_cap read as marketCap")
+    ...     warn_or_note("market_cap read as marketCap")
+    >>> noted
+    ['market_cap read as marketCap']
+    """
+    noted = _WARN_NOTED.get()
+    if noted is None:
+        warnings.warn(said, data_warning(), stacklevel=user_stacklevel())
+    elif said not in noted:
+        noted.append(said)
+
+
 def _warn(
     kind: str,
     name: str,
@@ -1268,12 +1288,7 @@ def _say_extra_names(frame: pd.DataFrame, labels: dict[Any, Any]) -> None:
             "names hold within this call only (another call, whose rows hold other fields, "
             "may name them otherwise): check attrs['extra_names'] before joining frames"
         )
-        noted = _WARN_NOTED.get()
-        if noted is not None:  # noted for the caller to say (:func:`warnings_noted`)
-            if said not in noted:
-                noted.append(said)
-            return
-        warnings.warn(said, data_warning(), stacklevel=user_stacklevel())
+        warn_or_note(said)  # or noted for the caller to say (:func:`warnings_noted`)
 
 
 @checked_keywords

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import re
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
 from typing import Any, TypeAlias
@@ -47,10 +46,10 @@ from dealframe.frames.normalize import (
     empty_frame,
     is_sequence,
     warn_numbers_as_text,
+    warn_or_note,
     why,
 )
 from dealframe.frames.schemas import COMPANY_IDENTIFIER, CURRENT_DATA, TIME_SERIES_LONG
-from dealframe.notices import data_warning, user_stacklevel
 
 __all__ = [
     "GROUP_ROWS",
@@ -1168,12 +1167,8 @@ def _once_per_field(rows: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
         found = shaping_findings()
         if found is not None:
             _add_repeats(found, "field", same, 0, "the first")
-        else:
-            warnings.warn(
-                f"{same} field(s) came more than once with the same content: kept once",
-                data_warning(),
-                stacklevel=user_stacklevel(),
-            )
+        else:  # items the user built, or read by the doctor (which notes it)
+            warn_or_note(f"{same} field(s) came more than once with the same content: kept once")
     return kept
 
 
@@ -1349,6 +1344,7 @@ def _respelled_group_fields(cells: dict[str, dict[str, Any]]) -> dict[str, dict[
 
     Examples
     --------
+    >>> import warnings
     >>> with warnings.catch_warnings(record=True) as said:
     ...     warnings.simplefilter("always")
     ...     _respelled_group_fields({"sum": {"market_cap": 1.0}, "median": {"pe": 2.0}})
@@ -1375,8 +1371,8 @@ def _respelled_group_fields(cells: dict[str, dict[str, Any]]) -> dict[str, dict[
     found = shaping_findings()
     if found is not None:
         found.add("respelled_field", text)
-    else:
-        warnings.warn(text, data_warning(), stacklevel=user_stacklevel())
+    else:  # items the user built, or read by the doctor (which notes it)
+        warn_or_note(text)
     return {stat: {rename.get(f, f): v for f, v in inner.items()} for stat, inner in cells.items()}
 
 

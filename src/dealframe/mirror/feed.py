@@ -33,8 +33,12 @@ stops with a :class:`~dealframe.errors.ServiceContractError`, nothing committed.
 
 from __future__ import annotations
 
+import re
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ApiError, BadRequestError, ServiceContractError, ValidationError
-from ..notices import ServiceContractWarning, findings_held, user_stacklevel
+from ..notices import ServiceContractWarning, findings_held, holding, user_stacklevel
 from ..transport.refusals import TOO_LARGE
 from .ids import KeyIndex, id_keys
 from .schema import ABSENT, absent_columns, api_entity
@@ -53,6 +57,8 @@ __all__ = [
     "FeedWalk",
     "client_fetch",
     "rows_lost",
+    "said_values",
+    "values_noted",
     "warn_held",
     "PAGE_SIZE",
 ]
@@ -63,6 +69,17 @@ _NULL_COLUMNS = "(their columns are null)"
 _MIRROR_COLUMNS = (
     "(in the mirror's table: kept as last read in rows marked deleted, tombstones; null in others)"
 )
+
+#: The ``unknown_value`` findings of the change feed's pages, noted (:func:`values_noted`).
+_VALUES_NOTED: ContextVar[list[str] | None] = ContextVar(
+    "dealframe_feed_values_noted", default=None
+)
+#: How :func:`~dealframe.contract.outside_vocabulary` says a field's values, and each value.
+_OUTSIDE = re.compile(
+    r"(?P<head>.+?) in (?P<odd>[\d,]+) of (?P<rows>[\d,]+) rows: (?P<shown>.*?)"
+    r"(?P<more> and [\d,]+ more)? (?P<tail>\(rows kept, [^()]*\))"
+)
+_SHOWN = re.compile(r"(?P<value>.+?) \((?P<n>[\d,]+)(?P<rest>(?:; [^()]*)?)\)(?:, |$)")
 
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
@@ -287,6 +304,60 @@ class ClientFetch:
                 self.size = min(self.size, self.client.private._list_page_size)
 
 
+def values_noted() -> AbstractContextManager[list[str]]:
+    """Within it, the values outside a vocabulary that the change feed's pages hold
+    (``unknown_value`` findings, :func:`warn_held`) are not warned page by page: each
+    finding's message is noted in the list yielded, for the caller to say once per field
+    (:func:`said_values`). It holds for the current thread or task only."""
+    return holding(_VALUES_NOTED, [])
+
+
+def said_values(noted: list[str]) -> list[str]:
+    """The ``unknown_value`` messages ``noted`` of many pages (:func:`values_noted`), one per
+    field and vocabulary, their rows and each value's rows summed over the pages; a message
+    not read so is kept as it is (once).
+
+    Examples
+    --------
+    >>> tail = "(rows kept, the values as they came: they match none of the vocabulary's)"
+    >>> said_values([
+    ...     f"deal_type outside the document's list in 2 of 3 rows: 'VENTURE' (2) {tail}",
+    ...     f"deal_type outside the document's list in 5 of 5 rows: 'X' (1), 'VENTURE' (4) {tail}",
+    ... ])  # doctest: +NORMALIZE_WHITESPACE
+    ["deal_type outside the document's list in 7 of 8 rows (2 pages): 'VENTURE' (6), 'X' (1)
+      (rows kept, the values as they came: they match none of the vocabulary's)"]
+    """
+    fields: dict[str, tuple[list[int], Counter[str], dict[str, str], str, bool]] = {}
+    kept: list[str] = []
+    for message in noted:
+        read = _OUTSIDE.fullmatch(message)
+        values = list(_SHOWN.finditer(read["shown"])) if read else []
+        if read is None or "".join(v[0] for v in values) != read["shown"]:
+            if message not in kept:
+                kept.append(message)
+            continue
+        counts, odd, rests, tail, more = fields.setdefault(
+            read["head"], ([0, 0, 0], Counter(), {}, read["tail"], False)
+        )
+        counts[0] += int(read["odd"].replace(",", ""))
+        counts[1] += int(read["rows"].replace(",", ""))
+        counts[2] += 1
+        for value in values:
+            odd[value["value"]] += int(value["n"].replace(",", ""))
+            rests.setdefault(value["value"], value["rest"])
+        if read["more"]:
+            fields[read["head"]] = (counts, odd, rests, tail, True)
+    said = []
+    for head, ((n, rows, pages), odd, rests, tail, more) in fields.items():
+        top = odd.most_common(5)
+        shown = ", ".join(f"{value} ({count:,}{rests[value]})" for value, count in top)
+        if more or len(odd) > 5:
+            shown += " and more"
+        in_pages = f" ({pages:,} pages)" if pages > 1 else ""
+        said.append(f"{head} in {n:,} of {rows:,} rows{in_pages}: {shown} {tail}")
+    return said + kept
+
+
 def warn_held(said: list[str], frame: pd.DataFrame, *, absent: bool = True) -> None:
     """Warn the findings held (:func:`~dealframe.notices.findings_held`) of the page ``frame``
     of the change feed, at the user's line: those of fields absent from every item (the
@@ -315,8 +386,19 @@ def warn_held(said: list[str], frame: pd.DataFrame, *, absent: bool = True) -> N
     outside = {
         f"{r.get('where')}: {r.get('message')}" for r in records if r.get("kind") == "unrequested"
     }
+    valued = {
+        f"{r.get('where')}: {r.get('message')}": str(r.get("message"))
+        for r in records
+        if r.get("kind") == "unknown_value"
+    }
+    noted = _VALUES_NOTED.get()
     for message in said:
         if message in outside:
+            continue
+        if message in valued and not absent:  # a count request's one row: the pages say it
+            continue
+        if message in valued and noted is not None:  # said once per field (said_values)
+            noted.append(valued[message])
             continue
         if message in lacking:
             if not absent:

@@ -196,7 +196,8 @@ def _universe(client: Any, skus: Any, filters: dict[str, Any]) -> list[str]:
         )
     if skus is not None:  # checked before any request: a number or None named as ``skus``
         version = getattr(client.public, "version", "v2")
-        return validate_skus([skus] if isinstance(skus, str) else skus, version)
+        served: frozenset[str] = getattr(client.public, "served_skus", frozenset())
+        return validate_skus([skus] if isinstance(skus, str) else skus, version, served=served)
     found = client.public.search(**filters)
     return [str(s) for s in found.index]
 

@@ -40,7 +40,16 @@ from .errors import (
     MirrorRepairWarning,
     Said,
 )
-from .feed import PAGE_SIZE, ClientFetch, FeedWalk, Fetch, client_fetch, warn_held
+from .feed import (
+    PAGE_SIZE,
+    ClientFetch,
+    FeedWalk,
+    Fetch,
+    client_fetch,
+    said_values,
+    values_noted,
+    warn_held,
+)
 from .migrate import migrate
 from .schema import ENTITIES, api_entity
 from .state import (
@@ -762,15 +771,23 @@ def _diverge(said: Said, message: str) -> None:
 
 @contextlib.contextmanager
 def _offsets_said(entity: str, said: Said) -> Iterator[None]:
-    """Timestamps without an offset, numbers written as text, and the other values read
-    otherwise than written (empty strings where a number is documented, text that is no
-    finite number; extra fields given free names) the block reads (the change feed types
+    """Timestamps without an offset, numbers written as text, values outside a vocabulary
+    (``VENTURE``: their rows summed, :func:`~dealframe.mirror.feed.said_values`), and the
+    other values read otherwise than written (empty strings where a number is documented,
+    text that is no finite number; extra fields given free names) the block reads (the change feed types
     them page by page) said once per field of ``entity``, among the sync's warnings: not one
     warning per page, each naming its page."""
-    with offsets_noted() as noted, numbers_noted() as spelt, warnings_noted() as other:
+    with (
+        offsets_noted() as noted,
+        numbers_noted() as spelt,
+        warnings_noted() as other,
+        values_noted() as valued,
+    ):
         try:
             yield
         finally:
+            for text in said_values(valued):
+                said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))
             for name, (count, sample) in noted.items():
                 text = no_offset_text(name, count, sample)
                 said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))

@@ -22,7 +22,13 @@ import orjson
 import pandas as pd
 
 from .._docs import fill_docs
-from .._vocab import AGGREGATE_METRICS, SUBCOLLECTION_LIMIT_MAX, TIME_BUCKETS
+from .._vocab import (
+    AGGREGATE_METRICS,
+    DEAL_SUBTYPES,
+    DEAL_TYPES,
+    SUBCOLLECTION_LIMIT_MAX,
+    TIME_BUCKETS,
+)
 from .._wording import plural
 from ..arguments import (
     KEYWORD_GROUPS,
@@ -34,6 +40,7 @@ from ..arguments import (
 )
 from ..contract import (
     DOCUMENTED_FIELDS,
+    VOCABULARY_FIELDS,
     Findings,
     dedupe_at,
     document_values,
@@ -155,6 +162,9 @@ class _Pulled(NamedTuple):
     # rows), the rows it counts: those that arrived, repeats included, up to what the pages
     # should hold (:attr:`~dealframe.private.paging.Pages.held`); None for the others
     held: list[int | None] | None = None
+    # of a lookup in several batches of ids, each page as missing_fields takes its parts,
+    # labelled with its batch (``ids 1001-1500 page 1``); None: the pages' own labels
+    parts: list[tuple[str, int, frozenset[str]]] | None = None
 
 
 #: Types of the filter parameters (values are checked against the discovery documents).
@@ -285,6 +295,27 @@ _PROFILE_ONLY_FIELDS = ("id", "target", "investors")
 #: Answers whose rows hold lists of Participant objects (``buyers``, ``lead_investors``, and
 #: single deals' ``investors``): their ``country`` is checked as a deal's ``target_country``.
 _PARTICIPANT_ANSWERS = frozenset({"transactions", "deals_with_role"})
+
+
+def _beyond_document(frame: pd.DataFrame, answer: str) -> bool:
+    """Whether a deal type or subtype column of ``frame`` (the rows of ``answer``) holds a
+    value the interface document does not list: one the service's discovery document may
+    list (its lists grow), so worth reading it for. False on the usual rows.
+
+    Examples
+    --------
+    >>> _beyond_document(pd.DataFrame({"deal_type": ["Venture", None]}), "transactions")
+    False
+    >>> _beyond_document(pd.DataFrame({"deal_type": ["Venture", "Debt"]}), "transactions")
+    True
+    """
+    for name, vocabulary in VOCABULARY_FIELDS.get(answer, {}).items():
+        if vocabulary not in (DEAL_TYPES, DEAL_SUBTYPES) or name not in frame.columns:
+            continue
+        values = frame[name].astype(object)
+        if (values.notna() & ~values.isin(list(vocabulary))).any():
+            return True
+    return False
 
 
 def _document_values(
@@ -659,6 +690,23 @@ class PrivateApi:
             self._schemas[entity] = schema
         return schema
 
+    def _listing_document(self, frame: pd.DataFrame, answer: str) -> FilterSchema | None:
+        """The transactions discovery document to tell known deal types and subtypes of the
+        rows of ``answer`` by (:func:`_document_values`): the one the client holds; when it
+        holds none and ``frame`` carries a value the interface document does not list, the
+        service's, read once (:meth:`schema`: kept for later calls), so a value the service's
+        own document lists is known whichever call ran first. Best effort: when that read
+        fails, None (the value is said against the interface document's list). The usual
+        rows (every value listed) read nothing."""
+        with self._lock:
+            held = self._schemas.get("transactions")
+        if held is not None or not _beyond_document(frame, answer):
+            return held
+        try:
+            return self.schema("transactions")
+        except DealframeError:
+            return None
+
     def _discovery(self, entity: str, response: Response) -> tuple[FilterSchema, Any]:
         """The filter schema of a discovery answer, and its ``data``. An answer that is not a
         discovery document (``data`` null, no list of filters) is the service's fault: its
@@ -903,6 +951,7 @@ class PrivateApi:
         head = {} if sort is None else {"sort": sort}
         refused: list[str] = []  # this call's refusals of a page size (said in its attrs)
         zero: list[str] = []  # how the service was seen to count from 0 (said in its attrs)
+        labelled: list[tuple[str, int, frozenset[str]]] = []  # the pages of batches of ids
         # the service's number of its first page, as this client knows it (0 only once seen)
         numbering = Numbering(self._first_page, self._first_page == 0 or self._first_page_known)
 
@@ -993,7 +1042,10 @@ class PrivateApi:
             """What was pulled, with what this call met on the way."""
             notes = _said_once(refused), _said_once(zero)
             union = None if key == "id" else key
-            return _Pulled(pages, expected, total, looked_up, batches, *notes, union, caps, held)
+            parts = labelled or None
+            return _Pulled(
+                pages, expected, total, looked_up, batches, *notes, union, caps, held, parts
+            )
 
         if key is None:
             pages = pull(dict(wire), limit)
@@ -1052,6 +1104,8 @@ class PrivateApi:
                 return said(merged, None, None, whole(), batches, caps, held)
             merged.parts += pages.parts
             merged.infos += pages.infos
+            if name is not None:  # a page part named with its batch, as its findings are
+                labelled.extend(page_parts(pages.infos, f"{name} "))
             merged.moved = pages.moved or merged.moved
             merged.keys |= pages.keys
             merged.failed += (
@@ -1138,7 +1192,11 @@ class PrivateApi:
         if sort is not None and batches is not None and len(batches) > 1:
             frame, at = _carried(lambda f: merge_batches(f, batches, sort, found), frame, at)
         absent = missing_fields(  # of all pages, and of each (a field renamed on one page)
-            pages.keys, entity, found, n_items=received, parts=page_parts(pages.infos)
+            pages.keys,
+            entity,
+            found,
+            n_items=received,
+            parts=pulled.parts or page_parts(pages.infos),
         )
         frame, at = dedupe_at(frame, "id", found, at, newest="updated_at")
         duplicates = received - shared - len(frame)
@@ -1169,7 +1227,7 @@ class PrivateApi:
         # of the rows returned: a null cut away by ``limit`` is not the user's to look for
         null_fields(frame, entity, found, missing=absent)
         # a region, a country, a deal type outside the document (or the discovery list held)
-        _document_values(frame, entity, found, self._schemas.get("transactions"))
+        _document_values(frame, entity, found, self._listing_document(frame, entity))
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
             # a page=1 of new rows, and the rows add up: later calls count from 0 too
             self._first_page = 0
@@ -1378,7 +1436,7 @@ class PrivateApi:
             absent = {name: ids[lacks[at]].tolist() for name, lacks in lacking.items()}
         say_kept(found, later, rows_kept(built, at))  # of the rows returned alone (the copy kept)
         # a region, a country, a deal type outside the document (or the discovery list held)
-        _document_values(frame, entity, found, self._schemas.get("transactions"))
+        _document_values(frame, entity, found, self._listing_document(frame, entity))
         if read.page is not None and read.page != page:
             found.add("wrong_page", f"asked for page {page}, meta.page says {read.page}")
         attach(
@@ -1945,7 +2003,7 @@ class PrivateApi:
         asked = PROFILE_FIELDS[entity] if names is None else names
         unread = [f for f in _NOT_NULL_READ if f not in asked or all(f not in d for d in datas)]
         null_fields(frame, entity, found, missing=unread)
-        _document_values(frame, entity, found, self._schemas.get("transactions"))
+        _document_values(frame, entity, found, self._listing_document(frame, entity))
         gone = set(deleted_served)
         missing = [
             i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
@@ -2322,7 +2380,7 @@ class PrivateApi:
         null_fields(frame, answer, found, missing=absent)
         outside_vocabulary(frame, "role", ROLES, found)  # after any case or spacing is undone
         # first_invested after last_invested, a deal type outside the lists ...
-        _document_values(frame, answer, found, self._schemas.get("transactions"))
+        _document_values(frame, answer, found, self._listing_document(frame, answer))
         say_deleted(frame, found, name)  # soft-deleted rows no call can ask for: kept, said
         totals = [pages.total for _, pages in pulled]
         known = [t for t in totals if t is not None]

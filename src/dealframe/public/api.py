@@ -1012,6 +1012,20 @@ class PublicApi:
         """
         return self._served_fields
 
+    @property
+    def served_skus(self) -> frozenset[str]:
+        """The SKUs out of the interface document's layout that :meth:`search` of this client
+        was served (``aer-dnk`` of a service writing lower case), which :meth:`current` and
+        :meth:`time_series` take back as the service wrote them (as does the mirror's
+        :func:`~dealframe.mirror.snapshot_public`). A copy: empty until such a SKU is served.
+
+        Examples
+        --------
+        >>> client.public.served_skus
+        frozenset()
+        """
+        return frozenset(self._served_skus)
+
     # ------------------------------------------------------------------ plumbing
 
     def _post(
