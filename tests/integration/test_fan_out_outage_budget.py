@@ -163,3 +163,23 @@ def test_a_fan_out_meeting_429s_stops_as_at_an_outage(fresh, proxy, ids):
     assert proxy.count(r"/fundings$") <= SENT_AT_MOST * TRIES  # was 200 * TRIES
     assert sorted(error.failed) == sorted(wanted)
     assert all(isinstance(e, RateLimitedError) for e in error.errors)
+
+
+def test_ids_in_the_cache_are_served_when_the_call_stops(sandbox, proxy, ids, tmp_path):
+    """The call stops at an outage; the ids the HTTP cache holds, after the ones it does not,
+    are still served from it (they need no request): the fan-out took items lazily and named
+    every id it had not reached failed, the cached ones among them."""
+    wanted = ids["companies"][:120]
+    cached = wanted[60:]
+    with Client(
+        proxy.url,
+        sandbox.public_token,
+        sandbox.private_key,
+        **{**FAST, "cache_enabled": True, "cache_path": tmp_path / "cache.sqlite"},
+    ) as client:
+        assert len(client.private.company(cached)) == len(cached)  # now in the cache
+        proxy.add(r"/companies/[^/]+$", api_error(503, "SERVICE_UNAVAILABLE", "down"))
+        error = outcome(lambda: client.private.company(wanted)).error
+    assert isinstance(error, IncompleteResultError), error
+    assert set(error.partial["id"]) == set(cached)
+    assert sorted(error.failed) == sorted(wanted[:60])

@@ -545,9 +545,47 @@ def map_concurrent(
         due()  # an item queued on the pool when the budget ran out is not sent
         return fn(item)
 
-    def look(item: T) -> R | None:
-        due()
+    def look(item: T) -> R | None:  # a cache lookup sends nothing: no deadline to keep
         return inline(item) if inline is not None else None
+
+    def served(unread: list[int]) -> list[int]:
+        """Of the items ``unread`` when the map stopped, those ``inline`` answers (the HTTP
+        cache: they need no request, outage or not, budget or not) are kept; the others are
+        returned. Asked as the map asks them (after :data:`COLD_RUN` misses in a row, one in
+        :data:`COLD_RUN`), so a cold cache costs few lookups; an answer after such a run has
+        the items passed over since the last miss asked too (a cached part of the call)."""
+        if inline is None:
+            return unread
+
+        def hit(index: int) -> bool:
+            try:
+                result = inline(todo[index])
+            except collect:  # a lookup that fails: the item stays failed, with the stop's error
+                return False
+            if result is None:
+                return False
+            results[index] = result
+            arrived.add(index)
+            if bar is not None:
+                bar.update(1)
+            return True
+
+        missed: list[int] = []
+        passed: list[int] = []  # not asked, since the last miss asked
+        run = 0
+        for index in unread:
+            if not (run < COLD_RUN or run % COLD_RUN == 0):
+                passed.append(index)
+                run += 1
+            elif hit(index):
+                missed += [i for i in passed if not hit(i)]
+                passed, run = [], 0
+            else:
+                missed += passed
+                passed = []
+                missed.append(index)
+                run += 1
+        return sorted(missed + passed)
 
     def timely(indices: Iterable[int]) -> Iterator[int]:
         for index in indices:
@@ -598,7 +636,7 @@ def map_concurrent(
     except _Stopped as stop:
         # an outage, or the budget spent: what arrived is kept, every item left failed alike
         failed = {f.index for f in failures}
-        unread = [i for i in range(len(todo)) if i not in arrived and i not in failed]
+        unread = served([i for i in range(len(todo)) if i not in arrived and i not in failed])
         error = stop.error or _out_of_time(len(unread), len(todo), what=desc)
         failures += [ItemFailure(i, todo[i], error) for i in unread]
     except fatal as exc:
