@@ -29,7 +29,13 @@ ROOT = Path(__file__).resolve().parents[2]
 #: cost more than the work); they take no keyword a user would give.
 _PRIMITIVES = {"dumps", "encode", "as_records", "assemble", "build_columns", "cast"}
 _PRIMITIVES |= {"infer_kind", "to_date", "to_utc", "why", "dtype_of", "top_level_fields"}
-_PRIMITIVES |= {"without_offset", "no_offset_text", "offsets_noted", "warnings_noted"}
+_PRIMITIVES |= {
+    "without_offset",
+    "no_offset_text",
+    "offsets_noted",
+    "warnings_noted",
+    "warn_or_note",
+}
 _PRIMITIVES |= {"numbers_noted", "warn_numbers_as_text", "to_booleans"}
 _PRIMITIVES |= {"arrow_type", "is_arrow_number"}
 _PRIMITIVES |= {"rows_kept", "rows_said_later", "say_kept", "say_values"}
