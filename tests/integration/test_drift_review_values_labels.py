@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _doctor import by_name, run_doctor
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    api_error,
     direct,
     edit,
     fresh,
@@ -93,6 +94,22 @@ def test_a_deal_type_no_document_lists_is_still_said(fresh: Any, direct: Any, pr
     said = _unknown(got.warned(ServiceContractWarning))
     assert len(said) == 1 and "'Debt'" in said[0], got.caught
     assert proxy.count("/lookup/transactions") == 1  # looked for in the service's list
+
+
+def test_a_failed_discovery_read_is_not_asked_again_by_each_call(
+    fresh: Any, direct: Any, proxy: Any
+) -> None:
+    """The best-effort read fails (a 503): the value is said against the interface
+    document's list, in one attempt, and later calls do not ask again (each sent the lookup
+    with its retries: seconds a call)."""
+    ids = _company_ids(direct)
+    proxy.add(LOOKUP, api_error(503, "SERVICE_UNAVAILABLE", "down"))
+    proxy.add(FUNDINGS, items_edit(lambda i: i.update(deal_type="Debt")))
+    for _ in range(3):
+        got = outcome(lambda: fresh.private.fundings(ids))
+        assert got.error is None, repr(got.error)
+        assert len(_unknown(got.warned(ServiceContractWarning))) == 1, got.caught
+    assert proxy.count("/lookup/transactions") == 1
 
 
 def test_listed_deal_types_read_no_discovery_document(fresh: Any, direct: Any, proxy: Any) -> None:

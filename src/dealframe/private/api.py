@@ -558,6 +558,9 @@ class PrivateApi:
         #: with a value in this client's answers (:mod:`.fields`)
         self._profile_fields = {entity: profile_fields(entity) for entity in PROFILE_FIELDS}
         self._schemas: dict[str, FilterSchema] = {}
+        # the best-effort read of the transactions discovery document for the rows' deal
+        # types failed: not asked again by each call (a filter's own read still asks)
+        self._listing_failed = False
         #: The name the service serves each sub-collection under (:mod:`.subroutes`).
         self._sub_routes = SubRoutes(self._request, PREFIX)
         self._lock = threading.Lock()
@@ -695,16 +698,20 @@ class PrivateApi:
         rows of ``answer`` by (:func:`_document_values`): the one the client holds; when it
         holds none and ``frame`` carries a value the interface document does not list, the
         service's, read once (:meth:`schema`: kept for later calls), so a value the service's
-        own document lists is known whichever call ran first. Best effort: when that read
-        fails, None (the value is said against the interface document's list). The usual
-        rows (every value listed) read nothing."""
+        own document lists is known whichever call ran first. Best effort, one attempt: when
+        that read fails, None (the value is said against the interface document's list), and
+        it is not asked again by later calls (a call's filters still read it as they must).
+        The usual rows (every value listed) read nothing."""
         with self._lock:
             held = self._schemas.get("transactions")
-        if held is not None or not _beyond_document(frame, answer):
+            failed = self._listing_failed
+        if held is not None or failed or not _beyond_document(frame, answer):
             return held
         try:
-            return self.schema("transactions")
+            return self.schema("transactions", retries=0)
         except DealframeError:
+            with self._lock:
+                self._listing_failed = True  # said against the interface document's list
             return None
 
     def _discovery(self, entity: str, response: Response) -> tuple[FilterSchema, Any]:

@@ -551,9 +551,8 @@ def map_concurrent(
     def served(unread: list[int]) -> list[int]:
         """Of the items ``unread`` when the map stopped, those ``inline`` answers (the HTTP
         cache: they need no request, outage or not, budget or not) are kept; the others are
-        returned. Asked as the map asks them (after :data:`COLD_RUN` misses in a row, one in
-        :data:`COLD_RUN`), so a cold cache costs few lookups; an answer after such a run has
-        the items passed over since the last miss asked too (a cached part of the call)."""
+        returned. Every one is looked up, whatever its place: nothing else waits now, and a
+        lookup of a cold cache costs about 0.1 ms."""
         if inline is None:
             return unread
 
@@ -570,22 +569,7 @@ def map_concurrent(
                 bar.update(1)
             return True
 
-        missed: list[int] = []
-        passed: list[int] = []  # not asked, since the last miss asked
-        run = 0
-        for index in unread:
-            if not (run < COLD_RUN or run % COLD_RUN == 0):
-                passed.append(index)
-                run += 1
-            elif hit(index):
-                missed += [i for i in passed if not hit(i)]
-                passed, run = [], 0
-            else:
-                missed += passed
-                passed = []
-                missed.append(index)
-                run += 1
-        return sorted(missed + passed)
+        return [index for index in unread if not hit(index)]
 
     def timely(indices: Iterable[int]) -> Iterator[int]:
         for index in indices:
