@@ -35,6 +35,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     outcome,
     proxy,
 )
+from test_closed_vocab_and_group_fields import _lists
 from test_drift_fields_of_one_answer import _lower_case_service, renamed
 
 from dealframe import mirror
@@ -45,18 +46,6 @@ P = "/api/private/v1"
 LOOKUP = f"^{P}/lookup/transactions$"
 FUNDINGS = f"^{P}/companies/[^/]+/fundings$"
 DEALS = f"^{P}/transactions$"
-
-
-def _lists(field: str, value: str) -> Any:
-    """The discovery document's ``field`` filter listing ``value`` too."""
-
-    def apply(doc: Any) -> Any:
-        for spec in doc["data"]["filters"]:
-            if spec["field"] == field and isinstance(spec.get("values"), list):
-                spec["values"] = [*spec["values"], value]
-        return doc
-
-    return edit(apply, f"lists({field}+{value})")
 
 
 def _unknown(messages: list[str]) -> list[str]:
