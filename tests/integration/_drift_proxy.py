@@ -39,6 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -802,6 +803,22 @@ def fresh(sandbox: Any, proxy: Any) -> Iterator[Any]:
 
     with Client(
         proxy.url, sandbox.public_token, sandbox.private_key, cache_enabled=False, **FAST
+    ) as c:
+        yield c
+
+
+@pytest.fixture
+def cached(sandbox: Any, proxy: Any, tmp_path: Path) -> Iterator[Any]:
+    """A client through the proxy with an HTTP cache of its own, empty."""
+    from dealframe import Client
+
+    with Client(
+        proxy.url,
+        sandbox.public_token,
+        sandbox.private_key,
+        cache_enabled=True,
+        cache_path=tmp_path / "cache.sqlite",
+        **FAST,
     ) as c:
         yield c
 

@@ -9,35 +9,16 @@ The service's own count, through the drift proxy, is the reference for what was 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _drift_proxy import FAST, fresh_rules, proxy  # noqa: F401 - fixtures are used by name
-
-from dealframe.client import Client
+from _drift_proxy import FAST, cached, fresh_rules, proxy  # noqa: F401 - fixtures are used by name
 
 P = "/api/private/v1"
 LIST = rf"^{P}/transactions$"
 PROFILE = rf"^{P}/transactions/[0-9a-f-]{{36}}$"
-
-
-@pytest.fixture
-def cached(sandbox: Any, proxy: Any, tmp_path: Path) -> Iterator[Client]:
-    """A client through the proxy with an HTTP cache of its own, empty."""
-    with Client(
-        proxy.url,
-        sandbox.public_token,
-        sandbox.private_key,
-        cache_enabled=True,
-        cache_path=tmp_path / "cache.sqlite",
-        **FAST,
-    ) as client:
-        yield client
 
 
 def _sent(proxy: Any) -> tuple[int, int]:

@@ -30,7 +30,16 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _clock import age_cache_entries
-from _drift_proxy import FAST, Exchange, direct, edit, fresh, fresh_rules, proxy  # noqa: F401
+from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
+    Exchange,
+    cached,
+    direct,
+    edit,
+    fresh,
+    fresh_rules,
+    proxy,
+)
 
 from dealframe import Client, mirror
 from dealframe.errors import ServiceContractError, ValidationError
@@ -88,20 +97,6 @@ def _all_deleted(doc: Any) -> Any:
     for row in doc.get("data") or ():
         row["deleted"] = True
     return doc
-
-
-@pytest.fixture
-def cached(sandbox: Any, proxy: Any, tmp_path: Path) -> Iterator[Client]:
-    """A client through the proxy with an HTTP cache of its own."""
-    with Client(
-        proxy.url,
-        sandbox.public_token,
-        sandbox.private_key,
-        cache_enabled=True,
-        cache_path=tmp_path / "c.sqlite",
-        **FAST,
-    ) as c:
-        yield c
 
 
 def test_deleted_sub_collection_rows_keep_the_cache_and_name_ids(
