@@ -208,6 +208,40 @@ def test_problems_name_json_types_not_python_ones(api, raw, said):
     assert not any(t in e for e in errors for t in ("NoneType", " list", " dict", " int"))
 
 
+@pytest.mark.parametrize(
+    ("entity", "filters", "said"),
+    [
+        (
+            "transactions",
+            {"date_from": "2021-01-01", "date_to": "2020-12-31"},
+            "filters.date_from: 2021-01-01 is after filters.date_to 2020-12-31",
+        ),
+        (
+            "transactions",
+            {"ev_revenue_min": 2.5, "ev_revenue_max": {"lte": 1}},
+            "filters.ev_revenue_min: 2.5 is above filters.ev_revenue_max 1",
+        ),
+        (
+            "companies",
+            {"founded_min": 2010, "founded_max": 2000},
+            "filters.founded_min: 2010 is above filters.founded_max 2000",
+        ),
+        (
+            "companies",
+            {"ipoed_from": "2021-01-01", "ipoed_to": "2020-01-01"},
+            "filters.ipoed_from: 2021-01-01 is after filters.ipoed_to 2020-01-01",
+        ),
+    ],
+)
+def test_a_reversed_range_is_refused_as_the_aggregate_refuses_it(api, entity, filters, said):
+    errors = assert_bad_request(api.post(f"/{entity}", {"filters": filters}), "filters")
+    assert said in errors, errors
+    equal_ends = {k: v if not isinstance(v, dict) else 1 for k, v in filters.items()}
+    low, high = list(filters)
+    equal_ends[high] = equal_ends[low]
+    assert api.post(f"/{entity}", {"filters": equal_ends}).status_code == 200
+
+
 def test_a_null_body_is_an_omitted_body_where_the_body_is_optional(api):
     resp = api.post("/transactions", data=b"null", headers={"Content-Type": "application/json"})
     assert resp.status_code == 200 and resp.json()["meta"]["page"] == 1

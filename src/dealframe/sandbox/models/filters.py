@@ -350,7 +350,51 @@ def parse_filters(
             include_deleted = bool(parsed)
             continue
         conditions.append(Condition(name, op, parsed))
+    _reversed_ranges(conditions, problems, where)
     return conditions, include_deleted
+
+
+#: The filters that bound one field from below and from above (``gte``, ``lte``).
+_RANGES = (
+    ("date_from", "date_to"),
+    ("founded_min", "founded_max"),
+    ("ipoed_from", "ipoed_to"),
+    *(
+        (f"{base}_min", f"{base}_max")
+        for base in ("valuation", "raised", "revenue", "ebitda", "ev_revenue", "ev_ebitda")
+    ),
+)
+
+
+def _reversed_ranges(conditions: list[Condition], problems: Problems, where: str) -> None:
+    """Refuse a lower bound above its upper bound, as the aggregate's window is refused.
+
+    Examples
+    --------
+    >>> problems = Problems()
+    >>> _reversed_ranges(
+    ...     [Condition("founded_min", "gte", 2010.0), Condition("founded_max", "lte", 2000.0)],
+    ...     problems,
+    ...     "filters",
+    ... )
+    >>> problems.errors
+    ['filters.founded_min: 2010 is above filters.founded_max 2000']
+    """
+    bounds = {c.field: c.value for c in conditions if c.op in ("gte", "lte")}
+    for low, high in _RANGES:
+        if low in bounds and high in bounds and bounds[low] > bounds[high]:
+            word = "after" if isinstance(bounds[low], np.datetime64) else "above"
+            problems.add(
+                f"{where}.{low}: {_shown(bounds[low])} is {word} {where}.{high} "
+                f"{_shown(bounds[high])}"
+            )
+
+
+def _shown(value: Any) -> str:
+    """A bound as the request wrote it: a date as ISO text, a whole number without ``.0``."""
+    if isinstance(value, np.datetime64):
+        return str(value.astype("M8[D]"))
+    return str(int(value)) if float(value).is_integer() else repr(value)
 
 
 def parse_sort(entity: str, raw: Any, problems: Problems) -> tuple[str, bool]:
