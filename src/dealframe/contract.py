@@ -134,6 +134,7 @@ KEPT_IN_CACHE = frozenset(
         "missing_field",
         "unknown_value",
         "inverted_dates",
+        "inverted_quartiles",
         "respelled_sku",
         "respelled_field",
         "inverted_rate",
