@@ -134,6 +134,7 @@ KEPT_IN_CACHE = frozenset(
         "missing_field",
         "unknown_value",
         "inverted_dates",
+        "inverted_quartiles",
         "respelled_sku",
         "respelled_field",
         "inverted_rate",
@@ -1358,11 +1359,16 @@ def _shown_key(key: str) -> str:
 
 
 def respelled_fields(
-    items: list[Mapping[str, Any]], names: Iterable[str], found: Findings
+    items: list[Mapping[str, Any]],
+    names: Iterable[str],
+    found: Findings,
+    *,
+    read_as: str = "the documented field",
 ) -> list[Mapping[str, Any]]:
     """``items`` with each member that spells one of ``names`` in another case, or with
     separators (``marketCapLCU``, ``market_cap_lcu`` for ``marketCapLcu``), renamed to it,
-    said once (``respelled_field``, naming each spelling and how many items).
+    said once (``respelled_field``, naming each spelling and how many items; ``read_as``
+    the words for what ``names`` are: a time series says "the field asked").
 
     The rule by which a ``groups/current`` key spells a field the client knows. A member is
     left as served (an extra column) where the item also holds the name itself, or where its
@@ -1420,8 +1426,8 @@ def respelled_fields(
         shown = ", ".join(f"{_shown_key(key)} as {mine}" for key, mine in sorted(read)[:6])
         most = max(read.values())
         said.append(
-            "member(s) written in another case or with separators, read as the documented "
-            f"field: {shown}{' ...' if len(read) > 6 else ''} (in {most} of {len(items)} items)"
+            "member(s) written in another case or with separators, read as "
+            f"{read_as}: {shown}{' ...' if len(read) > 6 else ''} (in {most} of {len(items)} items)"
         )
     if kept:
         shown = "; ".join(

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import datetime
+import re
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
@@ -42,6 +44,7 @@ from ..frames.said import rows_said_later, say_kept
 from ..notices import setting
 from ..transport.refusals import TOO_LARGE
 from .batches import IDS_PER_BATCH, Held
+from .bucket_statistics import statistics_said
 from .suppression import threshold_said
 
 __all__ = [
@@ -257,7 +260,8 @@ def _meta_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
     (:data:`_AGGREGATE_FLAGS`) written as text (``"true"``, ``"FALSE"``) read as booleans
     (:func:`~dealframe.contract.as_flag`), one ``bad_meta`` finding naming them all in the
     words of a list page's ``meta`` (so that ``total_deals`` is compared with the buckets'
-    ``n``). A value that is no count is left as served (the threshold's is said by
+    ``n``). A value that is no count (``"lots"``, ``-3``, ``2.5``) is left as served, never
+    trusted, with one ``bad_meta`` finding naming them (the threshold's is said by
     :func:`_threshold_said`); one that is no boolean too, with a ``bad_meta`` finding.
 
     Examples
@@ -274,6 +278,7 @@ def _meta_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
     if isinstance(method, Mapping):
         out["methodology"] = dict(method)
     text: list[str] = []
+    uncounted: list[str] = []
     for path in _AGGREGATE_COUNTS + _AGGREGATE_FLAGS:
         holder = out if len(path) == 1 else out.get(path[0])
         if not isinstance(holder, dict) or holder.get(path[-1]) is None:
@@ -282,12 +287,93 @@ def _meta_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
         read: Any = as_flag(value) if path in _AGGREGATE_FLAGS else as_count(value)
         if read is None and path in _AGGREGATE_FLAGS:
             found.add("bad_meta", f"meta.{name} is {quoted(value, 100)}, not a boolean")
+        elif read is None and path != ("methodology", "small_n_threshold"):
+            uncounted.append(f"meta.{name} is {quoted(value, 50)}")
         elif read is not None and isinstance(value, (str, float)):
             holder[path[-1]] = read
             text.append(name)
     if text:
         found.add("bad_meta", _as_written(text))
+    if uncounted:
+        found.add(
+            "bad_meta",
+            f"{', '.join(uncounted)}: not a non-negative integer, left as served and not "
+            "trusted (total_deals is not compared with the buckets' n)"
+            if any(u.startswith("meta.total_deals ") for u in uncounted)
+            else f"{', '.join(uncounted)}: not a non-negative integer, left as served and "
+            "not trusted",
+        )
     return out
+
+
+def _date_range_said(meta: Mapping[str, Any], found: Findings) -> None:
+    """Say an aggregate ``meta.methodology.date_range`` that is not the document's ``{from:
+    date, to: date}`` (section 4.3): not an object, or a bound null, absent or no date
+    (``"soon"``; a time part such as ``T00:00:00Z`` is read as its day), or ``from`` after
+    ``to``, one ``bad_meta`` finding. Its window bounds a ``time_bucket`` none bucket
+    (``all``) and counts the buckets left out (``attrs["buckets_left_out"]``); it is kept as
+    served. A ``date_range`` absent or null is not looked at here.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> _date_range_said({"methodology": {"date_range": {"from": "soon", "to": None}}}, found)
+    >>> print(found.items[0].message)
+    meta.methodology.date_range is not {from: date, to: date}: from is 'soon', to is null: the window of the buckets is unknown (kept as served)
+    >>> _date_range_said({"methodology": {"date_range": {"from": "2020-01-01",
+    ...                                   "to": "2024-12-31T00:00:00Z"}}}, found)
+    >>> len(found.items)
+    1
+    """
+    method = meta.get("methodology")
+    span = method.get("date_range") if isinstance(method, Mapping) else None
+    if span is None:
+        return
+    if not isinstance(span, Mapping):
+        wrong = [f"it is {quoted(span, 100)}"]
+    else:
+        days = {key: _day(span.get(key)) for key in ("from", "to")}
+        wrong = [
+            f"{key} is {'absent' if key not in span else _written(span[key])}"
+            for key, day in days.items()
+            if day is None
+        ]
+        start, end = days["from"], days["to"]
+        if start is not None and end is not None and start > end:
+            wrong = [f"from ({span['from']}) is after to ({span['to']})"]
+    if wrong:
+        found.add(
+            "bad_meta",
+            f"meta.methodology.date_range is not {{from: date, to: date}}: {', '.join(wrong)}: "
+            "the window of the buckets is unknown (kept as served)",
+        )
+
+
+def _written(value: Any) -> str:
+    """A ``meta`` value as a finding writes it: ``null``, or quoted."""
+    return "null" if value is None else quoted(value, 50)
+
+
+def _day(value: Any) -> datetime.date | None:
+    """A ``date_range`` bound as a date (:func:`~dealframe.frames.private.day_of`: a time part
+    dropped), else None.
+
+    Examples
+    --------
+    >>> _day("2024-02-29"), _day("2024-02-30"), _day(None), _day(20240101)
+    (datetime.date(2024, 2, 29), None, None, None)
+    """
+    day = shape.day_of(value)
+    if not isinstance(day, str) or not _DATE.fullmatch(day):
+        return None
+    try:
+        return datetime.date.fromisoformat(day)
+    except ValueError:
+        return None
+
+
+#: A date as the document writes one: ``YYYY-MM-DD``.
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 #: The buckets whose labels have a form of their own (``none`` reads any label as ``all``).
@@ -552,6 +638,7 @@ def read_aggregate(
         meta = {}
     else:
         meta = _meta_read(meta, found)  # its integers and booleans written as text: read, said
+        _date_range_said(meta, found)
         if threshold:
             _threshold_said(meta, found)
     identities(items, "bucket", found)
@@ -581,6 +668,7 @@ def read_aggregate(
     frame, kept = _deduped(frame, found)
     say_kept(found, later, kept)
     frame = _in_time_order(frame, found, ordered=not _keyed(data))
+    statistics_said(frame, found)  # median, q1, q3 of one bucket: all or none, in order
     method = meta.get("methodology")
     bound = method.get("small_n_threshold") if isinstance(method, Mapping) else None
     if suppression:

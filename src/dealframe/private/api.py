@@ -117,6 +117,7 @@ from .page_size import about_page, open_point, vague
 from .paging import PAGE_SIZE, Numbering, Pages, page_parts, pull_pages, stopped
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
 from .subroutes import SUB_404, SubRoutes, no_route, route_404
+from .top_lists import objects_only, top_lists_said
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -2002,6 +2003,8 @@ class PrivateApi:
             )
         datas = [r.json()["data"] for _, r in got]
         absent_fields(entity, names, datas, found, known)
+        if entity == "investors":  # stats' top lists: items null or without their members
+            top_lists_said(zip([i for i, _ in got], datas, strict=True), found)
         known.add(valued_keys(datas))
         with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint, found):
             frame = build(datas)
@@ -2186,7 +2189,9 @@ class PrivateApi:
             return shape.investor_profiles_frame(items)
 
         def top_of(profiles: pd.DataFrame) -> pd.DataFrame:
-            top = builder(captured[-1])  # the items ``profiles`` was built of
+            # the items ``profiles`` was built of; top-list items that are no object (said
+            # of the profiles: top_lists_said) left out
+            top = builder(objects_only(captured[-1]))
             # the profiles' provenance: the same requests, cache state and findings
             kept = {
                 k: v

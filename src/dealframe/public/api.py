@@ -522,6 +522,38 @@ def _absent_requested(
     return absent
 
 
+def _respelled_members(
+    items: list[Mapping[str, Any]], member: str, names: list[str] | None, found: Findings
+) -> list[Mapping[str, Any]]:
+    """``items`` with each key of their ``member`` (``data``, ``median``) that spells one of the
+    time-series fields asked (``names``) in another case or with separators (``EVREVENUENTM``,
+    ``ev_revenue_ntm`` for ``evRevenueNtm``) read as it, said once (``respelled_field``): the
+    rule of ``current()`` (:func:`~dealframe.contract.respelled_fields`), so values served
+    under another spelling of a field asked are read, not thrown away. Without ``names`` (the
+    service's default fields, its own names) the items are as served.
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> _respelled_members([{"sku": "A", "data": {"PE_NTM": {"2024-01": 1.0}}}], "data",
+    ...                    ["peNtm"], found)
+    [{'sku': 'A', 'data': {'peNtm': {'2024-01': 1.0}}}]
+    >>> found.items[0].kind
+    'respelled_field'
+    """
+    if not names:
+        return items
+    held = [item[member] for item in items if isinstance(item.get(member), Mapping)]
+    read = respelled_fields(held, names, found, read_as="the field asked")
+    if read is held:  # no key respelled: most answers
+        return items
+    each = iter(read)
+    return [
+        {**item, member: next(each)} if isinstance(item.get(member), Mapping) else item
+        for item in items
+    ]
+
+
 def _guessed_note(guessed: Sequence[str]) -> str:
     """The words of a missing-data warning for a frame whose field columns are ``guessed``
     (the document's fields: :func:`_series_columns`), or none.
@@ -702,6 +734,7 @@ def read_group_series(
     identities(items, "period", found)
     absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
     items = dedupe_items(items, "period", found)
+    items = _respelled_members(items, "median", fields, found)  # another spelling of a name asked
     inside = periods_in_window(items, date_from, date_to, found)  # the others: said, dropped
     columns: list[str] | None = fields
     guessed: tuple[str, ...] = ()  # the document's fields, when they are the columns
@@ -1484,6 +1517,7 @@ class PublicApi:
         endpoint = f"POST {self._prefix}/companies/time-series"
         found = Findings(endpoint)
         items = read_company_items(responses, sent, wanted, found, "time_series")
+        items = _respelled_members(items, "data", names, found)  # EVREVENUENTM: a name asked
         outside = MonthsOutside(start, end)  # months outside: no value of a field asked for
         window = date_from is not None or date_to is not None
         held = ordered_names(items, "data")  # no field in the answer: the columns known
