@@ -149,7 +149,8 @@ def _sync(args: argparse.Namespace) -> int:
         if r.repaired:
             print(f"{'':<10} rebuilt: {r.repaired}")
         notes = (r.page_size_refused, r.page_from_0, r.page_asked_again, r.filter_strict)
-        for note in (*notes, r.stamped_ahead, r.rows_differ, r.fields_absent):
+        said = (r.fields_absent, r.fields_null, r.fields_not_mirrored)
+        for note in (*notes, r.stamped_ahead, r.rows_differ, *said):
             if note:
                 print(f"{'':<10} {note}")
     return 0

@@ -127,7 +127,12 @@ class EntityReport:
     their items, not null), one sentence per case: rows marked deleted (tombstones) keep the
     values last read of those fields (this sync's earlier read, else the table's), or have
     them null when there is none; live rows have them null (a service that leaves nulls out);
-    each also said with a :class:`~dealframe.ServiceContractWarning`.
+    each also said with a :class:`~dealframe.ServiceContractWarning`. ``fields_null`` says
+    the nulls the feed sent where the interface document gives none (a company's ``name``),
+    as the client's list calls say them (``null_field``), over every page read: the rows are
+    written with them. ``fields_not_mirrored`` names the fields the feed sent that the table
+    does not store (beyond the document's fields of a list item: its columns are fixed). Both
+    once per sync, each also said with a :class:`~dealframe.ServiceContractWarning`.
 
     Examples
     --------
@@ -170,6 +175,8 @@ class EntityReport:
     table_rows: int | None = None
     rows_differ: str | None = None
     fields_absent: str | None = None
+    fields_null: str | None = None
+    fields_not_mirrored: str | None = None
 
 
 @dataclass
@@ -575,6 +582,7 @@ def _walk(
             strict = walk.strict
             if isinstance(fetch, ClientFetch) and fetch.from_0 != learnt:
                 since = start  # every page 1 so far was the second page: read it all again
+                fetch.arrived.clear()
                 continue
             if walk.unstable_from is None:
                 break
@@ -611,6 +619,8 @@ def _sync_entity(
     conflicted: bool = False,
 ) -> EntityReport:
     started = time.perf_counter()
+    if isinstance(fetch, ClientFetch):  # a rebuild reads the feed again: say what it reads
+        fetch.arrived.clear()
     until = pd.Timestamp.now(tz="UTC") + overlap  # no checkpoint past the sync's start
     table, problem = inspect_table(root, entity, deep=repair)
     problem = problem or force_full
@@ -763,6 +773,17 @@ def _asked_again(fetch: ClientFetch, done: EntityReport, said: Said) -> None:
             f"the change feed of {done.entity}: {done.page_asked_again}; no rows are missing",
         )
     )
+
+
+def _arrived_said(fetch: ClientFetch, done: EntityReport, said: Said) -> None:
+    """Say, in ``done`` and once among the sync's warnings, the nulls the feed sent where the
+    document gives none and the fields it sent that the table does not store
+    (:class:`~dealframe.mirror.arrived.Arrived`)."""
+    done.fields_null = fetch.arrived.nulls()
+    done.fields_not_mirrored = fetch.arrived.not_mirrored()
+    for text in (done.fields_null, done.fields_not_mirrored):
+        if text:
+            said.append((ServiceContractWarning, f"the change feed of {done.entity}: {text}"))
 
 
 def _diverge(said: Said, message: str) -> None:
@@ -1116,6 +1137,7 @@ def sync(
                             done.page_size_refused = "; ".join(fetch.refused) or None
                             done.page_from_0 = fetch.from_0
                             _asked_again(fetch, done, said)
+                            _arrived_said(fetch, done, said)
                             _compare_counts(client, root, done, said)
                     current = None
                     recover(root)  # the staging folder of this sync
