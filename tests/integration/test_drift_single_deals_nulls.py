@@ -161,3 +161,15 @@ def test_family_a_search_name_null_is_said_with_skus(fresh: Any, proxy: Any) -> 
     said = _kinds(frame.attrs["findings"], "null_field")
     assert len(said) == 1 and "name in 3 of " in said[0], said
     assert f"sku {frame.index[0]}" in said[0], said
+
+
+def test_single_deals_of_another_id_are_said_once(fresh: Any, proxy: Any) -> None:
+    """Every single deal answered with another deal's id: one wrong_entity for the call."""
+    other = "00000000-0000-4000-8000-000000000001"
+    proxy.add(SINGLE, set_field("id", other))
+    o = outcome(lambda: fresh.private.deals(**DEALS, with_investors=True))
+    assert o.error is None, repr(o.error)
+    said = _kinds(o.value.attrs["profiles"]["findings"], "wrong_entity")
+    assert len(said) == 1 and said[0].startswith("40 of 40 answers are of another id: "), said
+    assert said[0].endswith(" ...") and other in said[0], said
+    assert len([m for m in o.warned(ServiceContractWarning) if "another id" in m]) == 1

@@ -1952,6 +1952,7 @@ class PrivateApi:
         failed = {f.item for f in failures}
         got: list[tuple[str, Any]] = []
         deleted_served: list[str] = []  # soft-deleted though include_deleted was not sent
+        others: list[str] = []  # answers whose id is not the one asked (wrong_entity)
         for ident, response in zip(wanted, responses):
             if response is None:
                 continue
@@ -1983,12 +1984,15 @@ class PrivateApi:
                 deleted_served.append(ident)  # missing, as after a 404 (said below)
                 continue
             if canonical_uuid(data.get("id")) != ident:
-                found.add(
-                    "wrong_entity",
-                    f"asked for {ident}, the answer's id is {data.get('id')!r}",
-                    where=where,
-                )
+                others.append(f"asked for {ident}, the answer's id is {data.get('id')!r}")
             got.append((ident, response))
+        if others:  # said once for the call, not once per id: the count and the first few
+            n, shown = len(others), "; ".join(others[:5]) + (" ..." if len(others) > 5 else "")
+            found.add(
+                "wrong_entity",
+                shown if n == 1 else f"{n} of {len(wanted)} answers are of another id: {shown}",
+                where=f"GET {PREFIX}/{entity}/{wanted[0]}" if single else None,
+            )
         if deleted_served:
             n = len(deleted_served)
             found.add(
