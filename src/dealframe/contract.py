@@ -88,6 +88,7 @@ __all__ = [
     "Findings",
     "EchoedAnswer",
     "PageRead",
+    "absent_from_answers",
     "as_count",
     "as_flag",
     "blanked",
@@ -1245,6 +1246,52 @@ def missing_fields(
     return missing
 
 
+#: The :attr:`Findings.notes` key of what :func:`absent_from_answers` counted of a call.
+_ABSENT_NOTE = ("missing_field", "single answers")
+
+
+def absent_from_answers(
+    answers: Iterable[tuple[str, Collection[str]]],
+    wanted: Sequence[str],
+    found: Findings,
+) -> None:
+    """Say the ``wanted`` documented fields absent from single answers (profiles, single
+    deals: one answer per id, ``answers`` as ``(id, keys)``): one ``missing_field`` finding
+    for the call, not one per id, that names per field how many answers lack it and the
+    first few of their ids. Called again with the same ``found`` (one call's answers read in
+    parts), the finding is the call's, its counts those of every part (:meth:`Findings.say`).
+
+    Examples
+    --------
+    >>> found = Findings("GET /x/{id}")
+    >>> absent_from_answers([("a", {"id"}), ("b", {"id", "name"})], ["id", "name"], found)
+    >>> absent_from_answers([("c", {"id"})], ["id", "name"], found)
+    >>> [f.message for f in found]
+    ['documented field(s) absent from single answers: name in 2 of 3 answers: id a, c (null in those rows)']
+    """
+    noted = found.notes.setdefault(_ABSENT_NOTE, {"answers": 0, "ids": {}})
+    ids: dict[str, list[str]] = noted["ids"]
+    for ident, keys in answers:
+        noted["answers"] += 1
+        for name in wanted:
+            if name not in keys:
+                ids.setdefault(name, []).append(ident)
+    if not ids:
+        return
+    total = noted["answers"]
+    shown = "; ".join(
+        f"{name} in {len(lacking):,} of {total:,} answers: id "
+        + ", ".join(lacking[:_IDS_SHOWN])
+        + (f" and {len(lacking) - _IDS_SHOWN:,} more" if len(lacking) > _IDS_SHOWN else "")
+        for name, lacking in ids.items()
+    )
+    found.say(
+        "missing_field",
+        _ABSENT_NOTE[1],
+        f"documented field(s) absent from single answers: {shown} (null in those rows)",
+    )
+
+
 #: How many answers a ``missing_field`` finding of some answers names per field.
 _PARTS_SHOWN = 5
 
@@ -1452,21 +1499,64 @@ def _item_label(item: Mapping[str, Any], at: int) -> str:
     return f"item {at + 1}"
 
 
-#: Columns of list and sub-collection frames that the interface document gives no null
-#: (names, dates, vocabularies, a deal's target): a null there is said, since those rows then
-#: fall out of any filter, grouping or bucketing on it. (A missing ``id`` is a
+#: Company fields the interface document gives no null (section 2.2), checked: the name,
+#: the timestamps, the state carriers (``active``, ``deleted``, ``is_public``), the founding
+#: year and the region (a vocabulary). Free text (``short_name``, ``description``,
+#: ``website``, ``linkedin``, ``city``, ``ownership``), the arrays and ``country`` are not
+#: checked (the document marks the nullable ones, but an organisation's country is "nullable
+#: in principle" as a participant, and a blank text loses no row of any cohort).
+_COMPANY_NOT_NULL = (
+    "name",
+    "region",
+    "founded",
+    "active",
+    "created_at",
+    "updated_at",
+    "deleted",
+    "is_public",
+)
+#: Deal fields the document gives no null (section 2.2): dates, timestamps, the
+#: vocabularies, the state carrier ``deleted`` and the ``target`` (as ``target_id``).
+_DEAL_NOT_NULL = (
+    "deal_date",
+    "deal_type",
+    "deal_subtype",
+    "created_at",
+    "updated_at",
+    "deleted",
+    "target_id",
+)
+
+#: Columns of the frames of each answer that the interface document gives no null (names,
+#: dates and timestamps, vocabularies, booleans, counts, a deal's target; see
+#: :data:`_COMPANY_NOT_NULL` for what is not checked): a null there is said, since those
+#: rows then fall out of any filter, grouping or bucketing on it. (A missing ``id`` is a
 #: ``missing_identity``.) A deal's ``target`` is an object, not nullable (section 2.2): a
 #: null ``target_id`` is a deal whose ``target`` is null, absent or without its ``id``, whose
 #: link to its company is lost (it falls out of every ``target_id``, ``target_country`` or
-#: ``target_region`` cohort and every join on its company).
+#: ``target_region`` cohort and every join on its company). A single deal's ``investors`` is
+#: "the full investor list" (an array, not nullable): null, the deal's investors are lost.
+#: The ``*_profile`` answers are the single forms (``GET /companies/{id}`` ...): an
+#: investor's is the company profile's fields (section 2.2). Family A's current data is not
+#: checked (its numbers are nullable; its texts are display fields).
 NOT_NULL: Mapping[str, tuple[str, ...]] = {
-    "companies": ("name", "updated_at"),
-    "investors": ("name", "updated_at"),
-    "transactions": ("deal_date", "deal_type", "updated_at", "target_id"),
-    "deals_with_role": ("deal_date", "deal_type", "updated_at", "target_id", "role"),
-    "portfolio": ("first_invested", "last_invested"),
-    "company_investors": ("first_round_date", "last_round_date"),
-    "co_investors": ("first_shared_date", "last_shared_date"),
+    "companies": _COMPANY_NOT_NULL,
+    "investors": ("name", "updated_at", "deleted"),
+    "company_profile": _COMPANY_NOT_NULL,
+    "investor_profile": _COMPANY_NOT_NULL,
+    "transactions": _DEAL_NOT_NULL,
+    "deal_profile": (*_DEAL_NOT_NULL, "investors"),
+    "deals_with_role": (*_DEAL_NOT_NULL, "role"),
+    "portfolio": ("name", "first_invested", "last_invested", "rounds_count", "led_any_round"),
+    "company_investors": (
+        "name",
+        "rounds_participated",
+        "is_lead_any_round",
+        "first_round_date",
+        "last_round_date",
+    ),
+    "co_investors": ("name", "shared_deals", "first_shared_date", "last_shared_date"),
+    "search": ("name",),
 }
 #: The document's field of a :data:`NOT_NULL` column read from inside an object: what a
 #: finding names (and what ``missing_field`` names when it is absent from every item).
@@ -1483,15 +1573,20 @@ def _null_label(name: str) -> str:
 
 
 def _ids_of(frame: pd.DataFrame, rows: pd.Series) -> str:
-    """The ``id`` of the ``rows`` (a mask) as a finding names them (the first few), or ""."""
-    if "id" not in frame.columns:
+    """The ``id`` of the ``rows`` (a mask) as a finding names them (the first few; the SKU
+    of a Family A frame, its index), or ""."""
+    if "id" in frame.columns:
+        key, values = "id", frame.loc[rows, "id"]
+    elif frame.index.name == "sku":
+        key, values = "sku", pd.Series(frame.index[rows.to_numpy(dtype=bool)])
+    else:
         return ""
-    ids = [str(i) for i in frame.loc[rows, "id"].dropna().head(_IDS_SHOWN + 1)]
+    ids = [str(i) for i in values.dropna().head(_IDS_SHOWN + 1)]
     if not ids:
         return ""
     more = int(rows.sum()) - min(len(ids), _IDS_SHOWN)
     shown = ", ".join(ids[:_IDS_SHOWN])
-    return f": id {shown}" + (f" and {more:,} more" if more > 0 else "")
+    return f": {key} {shown}" + (f" and {more:,} more" if more > 0 else "")
 
 
 def null_fields(

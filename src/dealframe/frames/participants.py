@@ -71,6 +71,7 @@ __all__ = [
     "participant_countries",
     "role_names",
     "say_participant_countries",
+    "say_participant_ids",
 ]
 
 #: Deal columns repeated on every participant row.
@@ -185,10 +186,10 @@ def participant_countries(
 
 
 def _countries_as_they_came(
-    deals: pd.DataFrame, columns: tuple[str, ...]
+    deals: pd.DataFrame, columns: tuple[str, ...], field: str = "country"
 ) -> tuple[tuple[str, ...], np.ndarray, np.ndarray] | None:
     """:func:`participant_countries` cell by cell, the values kept as they came (``276``);
-    None when a cell is no list of objects.
+    None when a cell is no list of objects. (``field``: another member read so, the ``id``.)
 
     Examples
     --------
@@ -210,7 +211,7 @@ def _countries_as_they_came(
             if not isinstance(cell, list) or not all(isinstance(p, dict) for p in cell):
                 return None
             rows += [row] * len(cell)
-            countries += [_hashable(p.get("country")) for p in cell]
+            countries += [_hashable(p.get(field)) for p in cell]
     values = np.empty(len(countries), dtype=object)
     values[:] = countries
     return columns, np.asarray(rows, dtype=np.int64), values
@@ -253,6 +254,62 @@ def say_participant_countries(
     kept = np.fromiter((v is not None for v in values), bool, len(values))
     label = f"participants' country ({', '.join(columns)})"
     say_not_iso3(label, values[kept], rows[kept], len(deals), found, where)
+
+
+@checked_keywords
+def say_participant_ids(deals: pd.DataFrame, found: Findings, *, where: str | None = None) -> None:
+    """The ``missing_identity`` finding of the participants of deal rows (``lead_investors``,
+    ``buyers``, ``investors``) without their ``id`` (absent, null or empty text; the
+    document gives every Participant one), naming how many, in how many deals and the first
+    few deal ids: one finding whatever the column. Such a participant is kept as it came;
+    :func:`explode_participants` gives it a null ``participant_id``, so
+    :func:`co_investment_edges` has no edge of it and the deal's investors are undercounted.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/private/v1/transactions")
+    >>> deals = pd.DataFrame({"id": ["d1", "d2"],
+    ...                       "lead_investors": ['[{"id":"a"},{"name":"B"}]', '[{"id":""}]']})
+    >>> say_participant_ids(deals, found)
+    >>> print(list(found)[0].message)
+    2 of 3 participants have no 'id' (lead_investors), in 2 of 2 deals: id d1, d2 (kept without one: explode_participants gives them a null participant_id, co_investment_edges no edge)
+    """
+    columns = tuple(c for c in PARTICIPANT_COLUMNS if c in deals.columns)
+    if not columns or not len(deals):
+        return
+    try:  # as a rule: no participant looked at one by one
+        rows, values = object_lists([deals[c] for c in columns], ("id",), list(columns))
+        ids = values["id"]
+        if isinstance(ids, pa.DictionaryArray):
+            ids = ids.dictionary_decode()
+        # null (absent or null) or empty text, in one pass over the column's buffers
+        absent = pc.fill_null(pc.equal(pc.utf8_length(ids), 0), True)
+        absent = absent.to_numpy(zero_copy_only=False)
+    except ValidationError:
+        read = _countries_as_they_came(deals, columns, "id")  # an id that is no text
+        if read is None:  # a cell that is no list of objects: its shape is said elsewhere
+            return
+        _, rows, values_read = read  # rows: the deals' (not counted through the columns)
+        absent = np.fromiter((v is None or v == "" for v in values_read), bool, len(values_read))
+        rows = rows + len(deals) * len(columns)  # no column told apart: all named
+    if not absent.any():
+        return
+    deal_rows = np.unique(rows[absent] % len(deals))
+    at = rows[absent] // len(deals)
+    said = [c for n, c in enumerate(columns) if (at == n).any() or (at >= len(columns)).any()]
+    if "id" in deals.columns:
+        deal_ids = [str(i) for i in deals["id"].iloc[deal_rows[:5]].tolist()]
+        more = len(deal_rows) - len(deal_ids)
+        named = ": id " + ", ".join(deal_ids) + (f" and {more:,} more" if more > 0 else "")
+    else:
+        named = ""
+    found.add(
+        "missing_identity",
+        f"{int(absent.sum()):,} of {len(absent):,} participants have no 'id' "
+        f"({', '.join(said)}), in {len(deal_rows):,} of {len(deals):,} deals{named} (kept without one: "
+        "explode_participants gives them a null participant_id, co_investment_edges no edge)",
+        where=where,
+    )
 
 
 def _carried(deals: pd.DataFrame) -> dict[str, Any]:

@@ -42,6 +42,7 @@ from ..contract import (
     DOCUMENTED_FIELDS,
     VOCABULARY_FIELDS,
     Findings,
+    absent_from_answers,
     dedupe_at,
     document_values,
     identities,
@@ -71,7 +72,7 @@ from ..errors import (
 from ..field_names import fields_noted
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
-from ..frames.participants import say_participant_countries
+from ..frames.participants import say_participant_countries, say_participant_ids
 from ..frames.said import rows_kept, rows_said_later, say_kept
 from ..frames.schemas import DEAL_PROFILE_ONLY, PROFILE_FIELDS, ROLES
 from ..notices import (
@@ -324,13 +325,15 @@ def _document_values(
 ) -> None:
     """:func:`~dealframe.contract.document_values` of the rows of ``answer`` (a deal type or
     subtype also known when ``held``, the transactions discovery document the client holds,
-    lists it), and the participants' countries of deal rows
-    (:func:`~dealframe.frames.participants.say_participant_countries`)."""
+    lists it), and the participants' countries and ids of deal rows
+    (:func:`~dealframe.frames.participants.say_participant_countries`,
+    :func:`~dealframe.frames.participants.say_participant_ids`)."""
     fields = held.fields if held is not None else {}
     listed = {name: spec.values for name, spec in fields.items()}
     document_values(frame, answer, found, listed=listed)
     if answer in _PARTICIPANT_ANSWERS:
         say_participant_countries(frame, found)
+        say_participant_ids(frame, found)
 
 
 def _absent_keys(items: list[Any], entity: str) -> dict[str, np.ndarray]:
@@ -378,9 +381,12 @@ def _kept_of_list_rows(frame: pd.DataFrame, investors: bool) -> str:
     return said if len(kept) == len(rest) else f"{said}, their other profile-only columns null"
 
 
-#: The document fields behind :data:`~dealframe.contract.NOT_NULL` columns that a profile
-#: may hold (``target`` stands for ``target_id``).
-_NOT_NULL_READ = ("name", "updated_at", "deal_date", "deal_type", "target")
+#: The :data:`~dealframe.contract.NOT_NULL` answer of each family's single forms.
+_PROFILE_ANSWERS = {
+    "companies": "company_profile",
+    "investors": "investor_profile",
+    "transactions": "deal_profile",
+}
 
 #: The frame of each family's single forms (profiles).
 _PROFILE_FRAMES: dict[str, Callable[[list[dict]], pd.DataFrame]] = {
@@ -1947,6 +1953,7 @@ class PrivateApi:
         failed = {f.item for f in failures}
         got: list[tuple[str, Any]] = []
         deleted_served: list[str] = []  # soft-deleted though include_deleted was not sent
+        others: list[str] = []  # answers whose id is not the one asked (wrong_entity)
         for ident, response in zip(wanted, responses):
             if response is None:
                 continue
@@ -1978,21 +1985,15 @@ class PrivateApi:
                 deleted_served.append(ident)  # missing, as after a 404 (said below)
                 continue
             if canonical_uuid(data.get("id")) != ident:
-                found.add(
-                    "wrong_entity",
-                    f"asked for {ident}, the answer's id is {data.get('id')!r}",
-                    where=where,
-                )
-            missing_fields(
-                data,
-                entity,
-                found,
-                n_items=1,
-                where=where,
-                # the document's fields, per answer; any other name, once (absent_fields)
-                wanted=[n for n in names or PROFILE_FIELDS[entity] if n in PROFILE_FIELDS[entity]],
-            )
+                others.append(f"asked for {ident}, the answer's id is {data.get('id')!r}")
             got.append((ident, response))
+        if others:  # said once for the call, not once per id: the count and the first few
+            n, shown = len(others), "; ".join(others[:5]) + (" ..." if len(others) > 5 else "")
+            found.add(
+                "wrong_entity",
+                shown if n == 1 else f"{n} of {len(wanted)} answers are of another id: {shown}",
+                where=f"GET {PREFIX}/{entity}/{wanted[0]}" if single else None,
+            )
         if deleted_served:
             n = len(deleted_served)
             found.add(
@@ -2002,6 +2003,20 @@ class PrivateApi:
                 f"would have: {', '.join(deleted_served[:5])}{' ...' if n > 5 else ''}",
             )
         datas = [r.json()["data"] for _, r in got]
+        # the document's fields absent from some answers: said once for the call, with the
+        # count and the first ids (not once per id); any other name, once (absent_fields);
+        # a member named by the token, once (missing_fields of no field)
+        documented = PROFILE_FIELDS[entity]
+        wanted_fields = [n for n in names or documented if n in documented]
+        absent_from_answers(zip([i for i, _ in got], datas), wanted_fields, found)
+        held = keys_present(datas)
+        missing_fields(
+            held,
+            entity,
+            found,
+            n_items=len(datas),
+            wanted=(),
+        )
         absent_fields(entity, names, datas, found, known)
         if entity == "investors":  # stats' top lists: items null or without their members
             top_lists_said(zip([i for i, _ in got], datas, strict=True), found)
@@ -2010,9 +2025,9 @@ class PrivateApi:
             frame = build(datas)
         # a null where the document gives none, as list answers are checked (a field not
         # asked for, or absent from every answer, is not looked at: absence is said above)
-        asked = PROFILE_FIELDS[entity] if names is None else names
-        unread = [f for f in _NOT_NULL_READ if f not in asked or all(f not in d for d in datas)]
-        null_fields(frame, entity, found, missing=unread)
+        asked = set(documented if names is None else names)
+        unread = [f for f in documented if f not in asked or f not in held]
+        null_fields(frame, _PROFILE_ANSWERS[entity], found, missing=unread)
         _document_values(frame, entity, found, self._listing_document(frame, entity))
         gone = set(deleted_served)
         missing = [

@@ -31,6 +31,7 @@ from ..contract import (
     meta_values,
     missing_fields,
     no_meta,
+    null_fields,
     read_items,
     respelled_fields,
     say_echoed,
@@ -1323,10 +1324,11 @@ class PublicApi:
         items = read_items(doc, found)
         count = answer_count(doc, items, found, "companies")
         identities(items, "sku", found)
-        missing_fields(keys_present(items), "search", found, n_items=len(items))
+        absent = missing_fields(keys_present(items), "search", found, n_items=len(items))
         items = dedupe_items(items, "sku", found)
         with shaping(response.request, endpoint, found):
             frame = search_frame(items)
+        null_fields(frame, "search", found, missing=absent)  # a name the document gives no null
         document_values(frame, "search", found)  # a countryCodeIso3 that is no ISO-3 code
         self._served_skus.update(_off_layout_said(frame.index, self.version, found))
         attach(
