@@ -25,7 +25,7 @@ call reported (:func:`~dealframe.transport.cache.checked`). It turns them into
 Examples
 --------
 >>> found = Findings("POST /api/private/v1/transactions")
->>> page = read_page({"data": [{"id": "a"}, {"id": "a"}], "meta": {"returned": 3}},
+>>> page = read_page({"data": [{"id": "a"}, {"id": "a"}], "meta": {"returned": 3, "total": 3}},
 ...                  found, number=1)
 >>> [f.kind for f in found]
 ['count_mismatch']
@@ -80,6 +80,7 @@ __all__ = [
     "KEPT_IN_CACHE",
     "MAX_COUNT",
     "NOT_NULL",
+    "NO_END",
     "NO_META",
     "NO_META_A",
     "ORDERED_FIELDS",
@@ -965,6 +966,12 @@ def _add_repeats(
 
 #: The finding of a collection page without ``meta`` (one per walk, not one per page).
 NO_META = "no meta (total, has_more, limit unknown): paged until an empty or short page"
+#: The finding of a collection page whose ``meta`` says neither ``total`` nor ``has_more``
+#: (both in the document's pagination meta; one per call, not one per page).
+NO_END = (
+    "meta says neither total nor has_more (the document's pagination meta has both): "
+    "paged until an empty or short page, the rows not counted against a total"
+)
 
 
 def read_page(
@@ -982,7 +989,10 @@ def read_page(
     dropped (``wrong_shape``); a ``meta.returned`` that differs from the items received
     is a ``count_mismatch``, read as rows lost (its ``shortfall``) unless the page shows it
     whole (:func:`whole_page`, told the ``limit`` ``asked`` and the page's ``index`` in its
-    query, from 0); a page without ``meta`` is a ``bad_meta`` (:data:`NO_META`).
+    query, from 0); a page without ``meta`` is a ``bad_meta`` (:data:`NO_META`), and so is
+    one whose ``meta`` says neither ``total`` nor ``has_more`` (:data:`NO_END`), and a
+    ``meta.limit`` below the rows the page holds (not believed: the page size is not it).
+    The words of these findings name no page, so a walk or a call says each once.
     Counts written as text (``"15"``) or floats (``15.0``) and ``has_more`` written
     ``"true"``/``"false"`` are read, with one ``bad_meta`` finding for the page that names them.
 
@@ -999,6 +1009,7 @@ def read_page(
     items = read_items(doc, found, where=where)
     data = data if isinstance(data, list) else []
     meta = doc.get("meta")
+    said = meta is None or not isinstance(meta, Mapping)  # no meta to read: said so here
     if meta is None:
         found.add("bad_meta", NO_META, where=where)
         meta = {}
@@ -1018,6 +1029,15 @@ def read_page(
     read.has_more = _flag(meta, "has_more", found, where, text)
     if text:
         found.add("bad_meta", _as_written(text), where=where)
+    if not said and meta.get("total") is None and meta.get("has_more") is None:
+        found.add("bad_meta", NO_END, where=where)
+    if read.limit is not None and read.limit < len(data):
+        found.add(
+            "bad_meta",
+            f"meta.limit {read.limit} is below the rows a page holds: not the page size, ignored",
+            where=where,
+        )
+        read.limit = None
     if read.returned is not None and read.returned != len(data):
         count = f"meta.returned says {read.returned} rows, the page holds {len(data)}"
         short = read.returned > len(data)

@@ -38,7 +38,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 from test_short_pages_and_page_bounds import silent_clamp
 
-from dealframe.errors import ApiError, BadRequestError
+from dealframe.errors import ApiError, BadRequestError, ServiceContractError
 from dealframe.notices import ServiceContractWarning
 
 P = "/api/private/v1"
@@ -59,7 +59,9 @@ def test_a_last_short_page_saying_has_more_is_no_loss(
     fresh: Any, direct: Any, proxy: Proxy, total: bool
 ):
     """The last page (952 rows of 4,952) says ``has_more: true``; with its ``meta.total``
-    right, or with no ``total`` at all (the next page, empty, ends the walk)."""
+    right, or with no ``total`` at all (the next page, empty, ends the walk). No rows are said
+    lost; the ``has_more`` that was not true is a ``bad_meta`` (said once; under ``strict``, a
+    ``ServiceContractError``, not an ``IncompleteResultError``)."""
     want = direct.private.deals()
     last = last_page(direct)
     assert len(want) % 1000, "the sandbox's deals fill their last page"
@@ -69,9 +71,11 @@ def test_a_last_short_page_saying_has_more_is_no_loss(
     got = outcome(lambda: fresh.private.deals())
     assert got.error is None, repr(got.error)
     assert_same(got.value, want, ignore_index=True)
-    assert not got.warned(ServiceContractWarning), got.warned(ServiceContractWarning)
+    assert [f["kind"] for f in got.value.attrs["findings"]] == ["bad_meta"]
+    assert "has_more was not true" in got.value.attrs["findings"][0]["message"]
     strict = outcome(lambda: fresh.private.deals(strict=True))
-    assert strict.error is None, repr(strict.error)
+    assert type(strict.error) is ServiceContractError, repr(strict.error)
+    assert strict.error.finding == "bad_meta"
 
 
 def test_a_short_page_saying_has_more_before_rows_is_still_said(

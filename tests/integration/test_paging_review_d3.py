@@ -41,7 +41,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     refuse,
 )
 
-from dealframe.errors import ApiError
+from dealframe.errors import ApiError, ServiceContractError
 from dealframe.notices import ServiceContractWarning
 
 P = "/api/private/v1"
@@ -130,7 +130,9 @@ def test_limit_inside_a_short_last_page_saying_has_more_is_no_loss(
     fresh: Any, direct: Any, proxy: Proxy
 ):
     """``limit=4100`` of 4,952 deals: page 5 holds 952 rows and says ``has_more: true``, no
-    ``meta.total``; page 6, asked once, is empty: nothing lost, nothing said."""
+    ``meta.total``; page 6, asked once, is empty: nothing lost; the ``has_more`` that was not
+    true is a ``bad_meta`` (said once; under ``strict`` a ``ServiceContractError``, not an
+    ``IncompleteResultError``)."""
     every = direct.private.deals()
     assert 4100 < len(every) < 5000, len(every)
     proxy.add(DEALS, meta_delete("total"), method="POST")
@@ -138,10 +140,12 @@ def test_limit_inside_a_short_last_page_saying_has_more_is_no_loss(
     got = outcome(lambda: fresh.private.deals(limit=4100))
     assert got.error is None, repr(got.error)
     assert_same(got.value, direct.private.deals(limit=4100), ignore_index=True)
-    assert not got.warned(ServiceContractWarning), got.warned(ServiceContractWarning)
+    assert [f["kind"] for f in got.value.attrs["findings"]] == ["bad_meta"]
+    assert "has_more was not true" in got.value.attrs["findings"][0]["message"]
     assert proxy.count(DEALS, method="POST") == 6  # pages 1-5, and page 6 to settle page 5
     strict = outcome(lambda: fresh.private.deals(limit=4100, strict=True))
-    assert strict.error is None, repr(strict.error)
+    assert type(strict.error) is ServiceContractError, repr(strict.error)
+    assert strict.error.finding == "bad_meta"
 
 
 def test_limit_inside_a_short_page_before_more_rows_is_still_said(fresh: Any, proxy: Proxy):

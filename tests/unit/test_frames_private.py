@@ -344,7 +344,10 @@ def test_deal_pages_empty_and_bad():
     # ``data`` that is no list: the walk reads an empty page, and says so
     found = Findings("POST /transactions")
     assert (
-        read_page(orjson.loads(b'{"data": {"id": "x"}, "meta": {}}'), found, number=1).items == []
+        read_page(
+            orjson.loads(b'{"data": {"id": "x"}, "meta": {"has_more": false}}'), found, number=1
+        ).items
+        == []
     )
     assert [f.kind for f in found] == ["wrong_shape"]
 

@@ -12,12 +12,14 @@ worker left unread); the walk checks its ``meta`` and identities
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..contract import Findings, shaping
+from ..contract import Findings, blanked, shaping
+from ..errors import ServiceContractError, ValidationError, incomplete
 from ..frames.private import LIST_READERS, list_frame, list_page_columns
 from ..frames.said import rows_said_later
 from ..transport.body import Read
@@ -80,12 +82,108 @@ class ListParse:
         """The :meth:`page` of every page joined into one typed frame, and what the readers
         keep back to say of the rows the call returns
         (:func:`~dealframe.frames.said.rows_said_later`, for
-        :func:`~dealframe.frames.said.say_kept`)."""
-        with self._shaping(), rows_said_later() as later:
-            return list_frame(self.entity, parts), later
+        :func:`~dealframe.frames.said.say_kept`).
+
+        An item that cannot be read (a value of the wrong type) is the call's
+        :class:`~dealframe.errors.ServiceContractError` naming its page (its place among the
+        pages read: the walk's page number, for a call of one walk) and the item's ``id``
+        (:meth:`unreadable`); on a page after the first, it carries the frame of the pages
+        before it as ``.partial`` (with ``.received`` and ``.failed``), as an expired token
+        part-way does.
+        """
+        parts = parts if isinstance(parts, list) else list(parts)
+        try:
+            with self._shaping(), rows_said_later() as later:
+                return list_frame(self.entity, parts), later
+        except ServiceContractError as exc:
+            if exc.finding != "wrong_shape" or self.found is None:
+                raise
+            raise self.unreadable(exc, parts) from None
+
+    def unreadable(self, error: ServiceContractError, parts: list[Any]) -> ServiceContractError:
+        """``error`` (the pages ``parts`` could not be joined) naming the first page that
+        cannot be read alone and, in it, the first item (found by halving the page: a few
+        joins, once the call has failed), carrying the frame of the pages before it. ``error``
+        itself when no page fails alone (values of one member typed differently from page to
+        page)."""
+        at = next((k for k, part in enumerate(parts) if not _reads(self.entity, part)), None)
+        if at is None:
+            return error
+        part = parts[at]
+        rows = _rows(part)
+        low, high = 0, rows
+        while high - low > 1:
+            mid = (low + high) // 2
+            sliced = _slice(part, low, mid)
+            if sliced is None:
+                break
+            low, high = (low, mid) if not _reads(self.entity, sliced) else (mid, high)
+        item = ""
+        one = _slice(part, low, low + 1) if high - low == 1 else None
+        if one is not None and not _reads(self.entity, one):
+            item = blanked(f", item {low + 1} of {rows} (id {_ident(part, low)})")
+        label = f"page {at + 1}"
+        named = ServiceContractError(
+            error.status,
+            f"{label}{item}: {error.message}",
+            finding=error.finding,
+            request=error.request,
+            attempts=error.attempts,
+        )
+        if at == 0:
+            return named  # nothing arrived before it
+        with self._shaping(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # said of the call's rows, not of a partial
+            partial = list_frame(self.entity, parts[:at])
+        error_out = incomplete(
+            None,
+            len(partial),
+            [at + 1],
+            errors=[named],
+            partial=partial,
+            stop=named,
+            labels=[label],
+        )
+        assert isinstance(error_out, ServiceContractError)
+        return error_out
 
     def _shaping(self) -> AbstractContextManager[Any]:
         """The call's answers being shaped (:func:`~dealframe.contract.shaping`), if any."""
         if self.found is None:
             return nullcontext()
         return shaping(self.info, self.found.where, self.found)
+
+
+def _reads(entity: str, part: Any) -> bool:
+    """Whether ``part`` (of :meth:`ListParse.page`, or a slice of one) becomes a frame alone;
+    nothing it reads is said (a probe of :meth:`ListParse.unreadable`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            list_frame(entity, [part])
+        except ValidationError:
+            return False
+    return True
+
+
+def _rows(part: Any) -> int:
+    """The rows of a page's columns (``(columns, extras)``), 0 when none tells."""
+    columns = part[0] if isinstance(part, tuple) and part and isinstance(part[0], dict) else {}
+    return next((len(column) for column in columns.values()), 0)
+
+
+def _slice(part: Any, start: int, stop: int) -> Any:
+    """Rows ``start``..``stop`` of a page's columns (``(columns, extras)``, each a sequence of
+    the page's rows), or None when they are not of that shape."""
+    if not isinstance(part, tuple) or not all(isinstance(each, dict) for each in part):
+        return None
+    try:
+        return tuple({name: column[start:stop] for name, column in each.items()} for each in part)
+    except (TypeError, IndexError, KeyError):
+        return None
+
+
+def _ident(part: Any, row: int) -> Any:
+    """The ``id`` of row ``row`` of a page's columns, as text (None when it has none)."""
+    value = part[0].get("id", [None] * (row + 1))[row]
+    return value.as_py() if hasattr(value, "as_py") else value

@@ -59,6 +59,11 @@ The walk never trusts ``meta`` blindly:
   when the rows read reach ``meta.total`` (the last page of a service whose ``has_more``
   stays true), nor, without a ``total``, when the next page is empty (asked once even when
   ``limit`` ends the walk on the short page);
+- a page short of the rows asked whose ``has_more`` says more follow, the page after it
+  empty, is a ``bad_meta`` (:meth:`_Walk.empty_after`): that ``has_more`` was not true;
+- a ``meta.page`` other than the page asked is a ``bad_meta``, once a walk
+  (:meth:`_Walk.check_page`); a ``meta.limit`` below the rows of its page is one too, and not
+  adopted (:func:`~dealframe.contract.read_page`);
 - no walk goes past :data:`MAX_PAGES` pages.
 
 Pages that fail after their retries are listed in :attr:`Pages.failed`; the caller raises
@@ -527,9 +532,14 @@ class _Walk(Generic[T]):
         size: int,
         enough: Callable[[list[Any] | pa.Array], bool] | None = None,
         reader: Callable[[bytes], Any] | None = None,
+        numbering: Numbering | None = None,
     ) -> None:
         self.found, self.parse, self.identity, self.limit = found, parse, identity, limit
         self.size, self.enough = size, enough
+        self.asked = size  # rows asked per page (size becomes those served: _plan)
+        self.numbering = numbering  # a list walk's (page 1 asked without page), else None
+        self.doubt: int | None = None  # a page short of asked whose has_more said more
+        self.paged = False  # a meta.page other than the page asked was said (once a walk)
         self.pages: Pages[T] = Pages([], [], None, None, size)
         # each page's signature, with its identities when they are a column (compared whole)
         self.seen: dict[Hashable, list[pa.Array | None]] = {}
@@ -653,9 +663,13 @@ class _Walk(Generic[T]):
         self.pages.keys |= ready.keys
         self.pages.parts.append(ready.part)
         self.pages.infos.append(ready.info)
+        self.check_page(number, page)
         if number > 1:  # page 1's is said once the page size is known (:func:`_plan`)
+            self.empty_after(number, ready.info.rows)
             self.settle_short(ready.info.rows)  # the page before said more follow: did any?
             self.short(number, page, ready.info.rows)
+        more = page.has_more is True and 0 < ready.info.rows < self.asked
+        self.doubt = number if more else None
         if self.enough is not None and self.enough(ready.ids):
             self.pages.enough = True  # the caller has the rows it wants: the walk ends here
         if self.planned is not None and before * 2 > held:
@@ -716,6 +730,54 @@ class _Walk(Generic[T]):
         self.pending = (number, rows)
         if total is not None:
             self.settle_short(1)
+
+    def check_page(self, number: int, page: PageRead) -> None:
+        """Say, once a walk, a ``meta.page`` other than the page asked: the service's number
+        of the walk's page ``number`` (:meth:`Numbering.number` for a list walk, whose page 1
+        is asked without ``page``: there any 0 or 1 is taken, as the numbering reads it).
+
+        Examples
+        --------
+        >>> walk = _Walk(Findings("GET /x"), list, "id", None, 5)
+        >>> walk.check_page(1, PageRead(1, [], page=2)); walk.found.items[0].message[:44]
+        'meta.page is not the page asked (page=1 aske'
+        """
+        said = page.page
+        if said is None or self.paged:
+            return
+        numbering = self.numbering
+        asked = number if numbering is None else numbering.number(number)
+        if said == asked or (asked is None and said in (0, 1)):
+            return
+        self.paged = True
+        sent = "no page (the first)" if asked is None else f"page={asked}"
+        self.found.add(
+            "bad_meta",
+            f"meta.page is not the page asked ({sent} asked, meta.page {said}): ignored; the "
+            "pages are read as asked, their identities checked for repeats",
+            where=f"{self.found.where} page {number}" if number > 1 else None,
+        )
+
+    def empty_after(self, number: int, rows: int) -> None:
+        """Say an empty page ``number`` after a page short of the rows asked whose
+        ``has_more`` said more follow (:attr:`doubt`): that ``has_more`` was not true, and
+        cost a request (no rows lost: a page that brings rows is :meth:`settle_short`'s).
+        Its words name no page, so a call of many walks says it once.
+
+        Examples
+        --------
+        >>> walk = _Walk(Findings("GET /x"), list, "id", None, 5)
+        >>> walk.doubt = 1; walk.empty_after(2, 0); walk.found.items[0].kind
+        'bad_meta'
+        """
+        if self.doubt is None or self.doubt != number - 1 or rows:
+            return
+        self.found.add(
+            "bad_meta",
+            "meta.has_more said more rows follow on a page short of the rows asked, and the "
+            "page after it was empty: has_more was not true (one request more, no rows lost)",
+            where=f"{self.found.where} page {number - 1}" if number > 2 else None,
+        )
 
     def settle_short(self, rows: int) -> None:
         """A short page said to be followed by more (:meth:`short`) is said lost rows once
@@ -858,7 +920,7 @@ def pull_pages(
     cpu = time.thread_time()
     first_response = fetch(1, asked)
     busy = time.thread_time() - cpu
-    walk = _Walk(found, parse, identity, limit, asked, enough, reader)
+    walk = _Walk(found, parse, identity, limit, asked, enough, reader, numbering)
     started = time.perf_counter()
     first = walk.take(1, first_response)
     walk.pace.note(first_response, time.perf_counter() - started, busy=busy)
@@ -920,6 +982,7 @@ def _settle_last(walk: _Walk[Any], fetch: Callable[[int, int], Response]) -> Non
         if closed(exc) or (isinstance(exc, FATAL_ERRORS) and not isinstance(exc, _STOPPING)):
             raise
         rows = 1
+    walk.empty_after(number, rows)
     walk.settle_short(rows)
 
 
