@@ -112,7 +112,7 @@ from .filters import (
 )
 from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
 from .ids import check_ids, is_one_id
-from .list_pages import ListParse
+from .list_pages import ListParse, first_unreadable, item_named, reads_alone
 from .outside import drop_outside, say_deleted
 from .page_size import about_page, open_point, vague
 from .paging import PAGE_SIZE, Numbering, Pages, page_parts, pull_pages, stopped
@@ -422,6 +422,88 @@ _SUBS = {
     "co_investors": _Sub("investors", "co_investors", shape.co_investors_frame, "co_investors"),
     "portfolio": _Sub("investors", "portfolio", shape.portfolio_frame, "portfolio"),
 }
+
+
+def _sub_framed(sub: _Sub, items: list[dict]) -> tuple[pd.DataFrame, pd.Series]:
+    """``items`` of ``sub`` (each with its parent's id) as the call's frame, the parent's id
+    first, and that column as built."""
+    parent = "company_id" if sub.entity == "companies" else "investor_id"
+    frame = sub.build(items)
+    column = frame.pop(parent) if parent in frame else pd.Series([], dtype="str")
+    frame.insert(0, parent, pd.array(column, dtype="str"))
+    return frame, column
+
+
+def _sub_unreadable(
+    error: ServiceContractError,
+    sub: _Sub,
+    each: list[tuple[str, list[dict], Pages[Any]]],
+    wanted: int,
+    failures: list[ItemFailure],
+) -> ServiceContractError:
+    """``error`` (the rows of a sub-collection's ids, ``each``: ``(id, rows, pages)``, could
+    not be built) naming the first id whose rows cannot be read alone (its request's path, not
+    ``{id}``), its first page that cannot and, in it, the item (found by halving:
+    :func:`~dealframe.private.list_pages.first_unreadable`), carrying as ``.partial`` the rows
+    of the other ids and of the pages of that id before the one named (its ``.failed`` holds
+    that id, every other unreadable id and those of ``failures``, as an id read in part).
+    ``error`` itself when every id reads alone (values of one member typed differently from
+    id to id)."""
+
+    def reads(rows: list[dict]) -> bool:
+        return reads_alone(sub.build, rows)
+
+    bad = [ident for ident, rows, _ in each if not reads(rows)]
+    if not bad:
+        return error
+    ident, rows, pages = next(one for one in each if one[0] == bad[0])
+    # its first page that fails alone (a page's rows: ``rows`` from ``start``, ``limit`` cut)
+    start, at = 0, None
+    for part, page_info in zip(pages.parts, pages.infos, strict=False):
+        these = rows[start : start + len(part)]
+        if these and not reads(these):
+            at = page_info
+            break
+        start += len(part)
+    where, kept = "", []
+    if at is not None:
+        row = first_unreadable(len(these), lambda a, b: not reads(these[a:b]))
+        item = "" if row is None else f", item {row + 1} of {at.rows} (id {_ident_of(these[row])})"
+        where, kept = f"page {at.page}{item}", rows[:start]
+    path = f"{PREFIX}/{sub.entity}/{ident}/{sub.name}"
+    named = item_named(error, where, RequestInfo("GET", path, "private"))
+    if len(each) == 1 and not failures and not kept:
+        return named  # nothing arrived before it
+    partly = {i: [f.item for f in p.failed] for i, _, p in each if p.failed and i not in bad}
+    failed = [f.item for f in failures] + list(partly) + bad
+    labels = [str(f.item) for f in failures]
+    labels += [_pages_label(i, fs) for i, fs in partly.items()]
+    labels += [ident if at is None else _pages_label(ident, [at.page])] + bad[1:]
+    # in the order of the ids: the other ids' rows, and that id's of the pages before it
+    good = [row for i, of, _ in each for row in (kept if i == ident else () if i in bad else of)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # said of the call's rows, not of a partial
+        try:
+            partial: pd.DataFrame | None = _sub_framed(sub, good)[0]
+        except ValidationError:  # the ids' values typed differently from id to id
+            partial = None
+    out = incomplete(
+        wanted,
+        len([i for i, _, _ in each if i not in failed]),  # the ids read whole
+        failed,
+        errors=[f.error for f in failures] + [named],
+        partial=partial,
+        what=f"{sub.entity} ({sub.name})",
+        stop=named,
+        labels=labels,
+    )
+    assert isinstance(out, ServiceContractError)
+    return out
+
+
+def _ident_of(row: Any) -> Any:
+    """The ``id`` of an item of a sub-collection (None when it has none)."""
+    return row.get("id") if isinstance(row, dict) else None
 
 
 class _Unstored(Exception):
@@ -2276,7 +2358,7 @@ class PrivateApi:
         cache: bool,
     ) -> pd.DataFrame:
         """The sub-collection read by ``method`` (:data:`_SUBS`) of each of ``ids``."""
-        entity, name, build, answer = _SUBS[method]
+        entity, name, _, answer = _SUBS[method]
         parent = "company_id" if entity == "companies" else "investor_id"
         # Here limit caps the rows per entity, within the document's 1..1000 (section 4.2;
         # None, the default: every row); the walk asks for pages of 1000 (or of the smaller
@@ -2382,23 +2464,25 @@ class PrivateApi:
         responses: list[Any] = []
         keys: set[str] = set()
         parts: list[tuple[str, int, frozenset[str]]] = []  # each id's pages (for each's fields)
+        each: list[tuple[str, list[dict], Pages[Any]]] = []  # each id's rows (for an error)
         for ident, pages in pulled:
             responses += pages.infos
             keys |= pages.keys
             parts += page_parts(pages.infos, f"{ident} ")
             rows = [item for part in pages.parts for item in part]
-            items += [{**row, parent: ident} for row in (rows[:limit] if limit else rows)]
+            each.append((ident, [{**row, parent: ident} for row in rows[:limit]], pages))
+            items += each[-1][1]
+        sub = _SUBS[method]._replace(name=name)
+        info = RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}/{name}", "private")
         # what the readers say of values is said of the rows returned alone (not of a repeat
         # dropped): kept back by row until they are known
-        with (
-            shaping(
-                RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}/{name}", "private"), endpoint, found
-            ),
-            rows_said_later() as later,
-        ):
-            frame = build(items)
-        column = frame.pop(parent) if parent in frame else pd.Series([], dtype="str")
-        frame.insert(0, parent, pd.array(column, dtype="str"))
+        try:
+            with shaping(info, endpoint, found), rows_said_later() as later:
+                frame, column = _sub_framed(sub, items)
+        except ServiceContractError as exc:
+            if exc.finding != "wrong_shape":
+                raise
+            raise _sub_unreadable(exc, sub, each, len(wanted), failures) from None
         absent = missing_fields(keys, answer, found, n_items=len(items), parts=parts)
         built = len(frame)
         frame, at = dedupe_at(frame, [parent, "id"], found, np.arange(built))

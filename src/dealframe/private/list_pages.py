@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from ..errors import RequestInfo
 
-__all__ = ["ListParse"]
+__all__ = ["ListParse", "first_unreadable", "item_named", "reads_alone"]
 
 
 @dataclass(frozen=True)
@@ -106,30 +106,20 @@ class ListParse:
         joins, once the call has failed), carrying the frame of the pages before it. ``error``
         itself when no page fails alone (values of one member typed differently from page to
         page)."""
-        at = next((k for k, part in enumerate(parts) if not _reads(self.entity, part)), None)
+        at = next((k for k, part in enumerate(parts) if not self._reads(part)), None)
         if at is None:
             return error
         part = parts[at]
         rows = _rows(part)
-        low, high = 0, rows
-        while high - low > 1:
-            mid = (low + high) // 2
-            sliced = _slice(part, low, mid)
-            if sliced is None:
-                break
-            low, high = (low, mid) if not _reads(self.entity, sliced) else (mid, high)
-        item = ""
-        one = _slice(part, low, low + 1) if high - low == 1 else None
-        if one is not None and not _reads(self.entity, one):
-            item = blanked(f", item {low + 1} of {rows} (id {_ident(part, low)})")
+
+        def fails(start: int, stop: int) -> bool | None:
+            sliced = _slice(part, start, stop)
+            return None if sliced is None else not self._reads(sliced)
+
+        row = first_unreadable(rows, fails)
+        item = "" if row is None else f", item {row + 1} of {rows} (id {_ident(part, row)})"
         label = f"page {at + 1}"
-        named = ServiceContractError(
-            error.status,
-            f"{label}{item}: {error.message}",
-            finding=error.finding,
-            request=error.request,
-            attempts=error.attempts,
-        )
+        named = item_named(error, f"{label}{item}")
         if at == 0:
             return named  # nothing arrived before it
         with self._shaping(), warnings.catch_warnings():
@@ -147,6 +137,10 @@ class ListParse:
         assert isinstance(error_out, ServiceContractError)
         return error_out
 
+    def _reads(self, part: Any) -> bool:
+        """Whether ``part`` (of :meth:`page`, or a slice of one) becomes a frame alone."""
+        return reads_alone(lambda value: list_frame(self.entity, [value]), part)
+
     def _shaping(self) -> AbstractContextManager[Any]:
         """The call's answers being shaped (:func:`~dealframe.contract.shaping`), if any."""
         if self.found is None:
@@ -154,16 +148,56 @@ class ListParse:
         return shaping(self.info, self.found.where, self.found)
 
 
-def _reads(entity: str, part: Any) -> bool:
-    """Whether ``part`` (of :meth:`ListParse.page`, or a slice of one) becomes a frame alone;
-    nothing it reads is said (a probe of :meth:`ListParse.unreadable`)."""
+def reads_alone(build: Callable[[Any], Any], value: Any) -> bool:
+    """Whether ``build(value)`` (rows of a page, or a slice of them) becomes a frame; nothing
+    it reads is said (a probe for the item an error names, run once the call has failed:
+    outside the call's shaping, a reader raises :class:`~dealframe.errors.ValidationError`).
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            list_frame(entity, [part])
+            build(value)
         except ValidationError:
             return False
     return True
+
+
+def first_unreadable(rows: int, fails: Callable[[int, int], bool | None]) -> int | None:
+    """The first of ``rows`` rows that cannot be read alone, found by halving (a few probes):
+    ``fails(start, stop)`` tells whether rows ``start``..``stop`` fail (None: they cannot be
+    cut). None when no single row fails alone (values typed differently from row to row).
+
+    Examples
+    --------
+    >>> first_unreadable(10, lambda start, stop: start <= 6 < stop)
+    6
+    >>> first_unreadable(10, lambda start, stop: stop - start > 1) is None
+    True
+    """
+    low, high = 0, rows
+    while high - low > 1:
+        mid = (low + high) // 2
+        verdict = fails(low, mid)
+        if verdict is None:
+            return None
+        low, high = (low, mid) if verdict else (mid, high)
+    return low if high - low == 1 and fails(low, low + 1) else None
+
+
+def item_named(
+    error: ServiceContractError, where: str, request: RequestInfo | None = None
+) -> ServiceContractError:
+    """``error`` (an unreadable item) with ``where`` it was (``page 3, item 1 of 473 (id
+    ...)``) before its message, and the ``request`` that brought it when given (a
+    sub-collection's path with its parent's id, not its ``{id}``); ``where`` empty: the
+    message as it is."""
+    return ServiceContractError(
+        error.status,
+        f"{blanked(where)}: {error.message}" if where else error.message,
+        finding=error.finding,
+        request=error.request if request is None else request,
+        attempts=error.attempts,
+    )
 
 
 def _rows(part: Any) -> int:
