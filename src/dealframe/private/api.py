@@ -109,6 +109,7 @@ from .filters import (
     documented_schema,
     materialised,
     service_decides,
+    sort_form,
 )
 from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
 from .ids import check_ids, is_one_id
@@ -1237,6 +1238,7 @@ class PrivateApi:
         # one budget for the whole call, discovery included (and a caller's own, when given:
         # deals(with_investors=True) reads the single forms within it too)
         deadline = arguments["deadline"] if "deadline" in arguments else self._t.deadline()
+        sort_form(sort)  # its form before any request, the discovery read included
         schema, wire = self._build_filters(
             entity, filters, _given(method, arguments), deadline, refresh=refresh, cache=cache
         )
@@ -1495,6 +1497,7 @@ class PrivateApi:
         entity = self._entity(entity)
         page = integer_in(page, "page", 0, None)
         limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX)
+        sort_form(sort)  # its form before any request, the discovery read included
         schema, wire = self._build_filters(entity, filters, {}, refresh=refresh, cache=cache)
         body: dict[str, Any] = {"filters": wire, "page": page, "limit": limit}
         sort = schema.check_sort(sort)
