@@ -45,6 +45,7 @@ from ..contract import (
     absent_from_answers,
     dedupe_at,
     document_values,
+    first_of,
     identities,
     keys_present,
     missing_fields,
@@ -119,7 +120,7 @@ from .page_size import about_page, open_point, vague
 from .paging import PAGE_SIZE, Numbering, Pages, page_parts, pull_pages, stopped
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
 from .subroutes import SUB_404, SubRoutes, no_route, route_404
-from .top_lists import objects_only, top_lists_said
+from .top_lists import top_lists_read, top_lists_said
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -627,14 +628,14 @@ def _missing_profiles(
 
 
 def _shown(ids: list[str]) -> str:
-    """The first five of ``ids``, joined.
+    """The first five of ``ids``, then how many more (:func:`~dealframe.contract.first_of`).
 
     Examples
     --------
     >>> _shown(["a", "b"]), _shown(list("abcdefg"))
-    ('a, b', 'a, b, c, d, e ...')
+    ('a, b', 'a, b, c, d, e and 2 more')
     """
-    return ", ".join(ids[:5]) + (" ..." if len(ids) > 5 else "")
+    return first_of(ids)
 
 
 @checked_methods
@@ -2289,9 +2290,9 @@ class PrivateApi:
             return shape.investor_profiles_frame(items)
 
         def top_of(profiles: pd.DataFrame) -> pd.DataFrame:
-            # the items ``profiles`` was built of; top-list items that are no object (said
-            # of the profiles: top_lists_said) left out
-            top = builder(objects_only(captured[-1]))
+            # the items ``profiles`` was built of; top-list items that are no object left
+            # out, members that cannot be read null (said of the profiles: top_lists_said)
+            top = builder(top_lists_read(captured[-1]))
             # the profiles' provenance: the same requests, cache state and findings
             kept = {
                 k: v
