@@ -49,7 +49,6 @@ from .state import (
     check_source,
     check_writable,
     client_source,
-    client_url,
     read_state,
     write_state,
 )
@@ -372,18 +371,11 @@ def snapshot_public(
     if not isinstance(allow_other_source, bool):
         raise ValidationError("allow_other_source", "True or False", got=allow_other_source)
     day = _date(date, "date")
-    here, url = client_source(client), client_url(client)
+    here = client_source(client)
     if folder_path(path).is_dir():  # refused before anything is fetched
         check_writable(folder_path(path))
         known = read_state(folder_path(path))
-        check_source(
-            folder_path(path),
-            known.source if known else None,
-            here,
-            allow_other_source,
-            recorded_url=known.source_url if known else None,
-            here_url=url,
-        )
+        check_source(folder_path(path), known.source if known else None, here, allow_other_source)
     searched = {
         "industries": industries,
         "themes": themes,
@@ -411,15 +403,7 @@ def snapshot_public(
         _usable_marker(root)
         with mirror_lock(root, lock_timeout):
             state = read_state(root) or MirrorState()
-            state.source = check_source(
-                root,
-                state.source,
-                here,
-                allow_other_source,
-                recorded_url=state.source_url,
-                here_url=url,
-            )
-            state.source_url = url
+            state.source = check_source(root, state.source, here, allow_other_source)
             write_state(root, state)
             props = commit_properties(
                 "snapshot",

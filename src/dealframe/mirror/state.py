@@ -41,10 +41,8 @@ __all__ = [
     "check_source",
     "check_writable",
     "client_source",
-    "client_url",
     "holds_tables",
     "legacy_source",
-    "same_service",
     "write_state",
 ]
 
@@ -113,74 +111,12 @@ def client_source(client: Any) -> str | None:
     return source if isinstance(source, str) else source_of(client.settings.base_url)
 
 
-def client_url(client: Any) -> str | None:
-    """The base URL ``client`` reads, as a mirror records a source (:func:`source_of`): for a
-    :meth:`~dealframe.Client.for_sandbox` client, where its sandbox is served.
-
-    Examples
-    --------
-    >>> from dealframe import Client
-    >>> client_url(Client("http://127.0.0.1:8000/", cache_enabled=False))
-    'http://127.0.0.1:8000'
-    """
-    return source_of(client.settings.base_url)
-
-
-def _is_sandbox(source: str | None) -> bool:
-    return source is not None and source.startswith(SANDBOX_SOURCE)
-
-
-def same_service(
-    recorded: str | None, recorded_url: str | None, here: str | None, here_url: str | None
-) -> bool:
-    """Whether a mirror recorded as ``recorded`` (read at ``recorded_url``) is the service of
-    a client whose source is ``here`` (served at ``here_url``): the same source, or one
-    sandbox named two ways. A :meth:`~dealframe.Client.for_sandbox` client is the sandbox its
-    data names wherever it is served, and also the service of its URL (a plain
-    :class:`~dealframe.Client` made on that URL recorded it); a plain client on the URL at which a
-    sandbox client last synced is that sandbox. Two sandboxes that serve other data are never
-    the same, whatever their URLs.
-
-    Examples
-    --------
-    >>> box = "dealframe-sandbox (seed 7, scale 0.05)"
-    >>> same_service("http://127.0.0.1:9000", None, box, "http://127.0.0.1:9000")
-    True
-    >>> same_service(box, "http://127.0.0.1:9000", "http://127.0.0.1:9000", "http://127.0.0.1:9000")
-    True
-    >>> same_service(box, "http://127.0.0.1:9000", "http://127.0.0.1:9001", "http://127.0.0.1:9001")
-    False
-    >>> other = "dealframe-sandbox (seed 8, scale 0.05)"
-    >>> same_service(box, "http://127.0.0.1:9000", other, "http://127.0.0.1:9000")
-    False
-    """
-    if recorded == here:
-        return True
-    if _is_sandbox(recorded) and _is_sandbox(here):
-        return False
-    if _is_sandbox(here):
-        return recorded is not None and recorded == here_url
-    if _is_sandbox(recorded):
-        return recorded_url is not None and recorded_url == here_url
-    return False
-
-
 def check_source(
-    root: Path,
-    recorded: str | None,
-    here: str | None,
-    allow: bool,
-    holds: bool | None = None,
-    *,
-    recorded_url: str | None = None,
-    here_url: str | None = None,
+    root: Path, recorded: str | None, here: str | None, allow: bool, holds: bool | None = None
 ) -> str | None:
     """The source to record for a sync of ``root`` from the service ``here``
-    (:attr:`dealframe.Client.source`, served at ``here_url``: :func:`client_url`);
-    ``holds``: whether the mirror holds records (default :func:`holds_tables`; a version-2
-    mirror's are in the files its marker names). A sandbox named two ways
-    (:func:`same_service`, ``recorded_url``: where the last sync read it) keeps the sandbox's
-    name, which does not change with its port.
+    (:attr:`dealframe.Client.source`); ``holds``: whether the mirror holds records (default
+    :func:`holds_tables`; a version-2 mirror's are in the files its marker names).
 
     Raises
     ------
@@ -192,10 +128,9 @@ def check_source(
         sandbox source.
     """
     before = recorded
-    if before is not None and same_service(before, recorded_url, here, here_url):
-        return before if _is_sandbox(before) else here
     if (
         before is not None
+        and before != here
         and not allow
         and (holds_tables(root) if holds is None else holds)
         and not _legacy_loopback(before, here)
@@ -227,17 +162,10 @@ class MirrorState:
     created_at: str = field(default_factory=lambda: _now())
     source: str | None = None
     syncs: int = 0
-    #: The base URL the last sync or snapshot read (a sandbox's source names its data, not
-    #: where it was served: a plain client on this URL is that sandbox).
-    source_url: str | None = None
 
     def to_bytes(self) -> bytes:
         doc = {"format": FORMAT, **asdict(self)}
         return orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
-
-
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 def _now() -> str:
@@ -312,7 +240,6 @@ def _state_of(doc: dict[str, Any], where: Path) -> MirrorState:
             created_at=str(doc["created_at"]),
             source=doc.get("source"),
             syncs=int(doc.get("syncs", 0)),
-            source_url=_text_or_none(doc.get("source_url")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise MirrorStateError(

@@ -59,7 +59,6 @@ from .state import (
     check_source,
     check_writable,
     client_source,
-    client_url,
     legacy_source,
     orjson_bytes,
     parse_state,
@@ -1180,7 +1179,7 @@ def _marker(root: Path, client: Any, allow_other_source: bool, said: Said) -> Mi
     migrated from version 2, refused for another source unless allowed (a mirror that holds no
     table yet takes this source: its first sync failed). A sync that fails after committing
     some tables keeps its number: the next one never shares it (history's ``sync``)."""
-    here, url = client_source(client), client_url(client)
+    here = client_source(client)
     doc = read_doc(root)
     if doc is None:
         state = MirrorState(source=here)
@@ -1196,15 +1195,7 @@ def _marker(root: Path, client: Any, allow_other_source: bool, said: Said) -> Mi
         state = migrate(root, doc, said, source)
     else:
         state = parse_state(orjson_bytes(doc), root / STATE_NAME)
-        state.source = check_source(
-            root,
-            state.source,
-            here,
-            allow_other_source,
-            recorded_url=state.source_url,
-            here_url=url,
-        )
-    state.source_url = url
+        state.source = check_source(root, state.source, here, allow_other_source)
     state.syncs += 1
     write_state(root, state)
     return state
