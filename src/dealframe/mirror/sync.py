@@ -134,7 +134,9 @@ class EntityReport:
     ``fields_not_mirrored`` names the fields the feed sent that the table does not store
     (beyond the document's fields of a list item: its columns are fixed). Both once per sync,
     each also said with a :class:`~dealframe.ServiceContractWarning`; like ``fields_absent``,
-    they count each record once, as last read (:mod:`~dealframe.mirror.arrived`).
+    they count each record once, as last read (:mod:`~dealframe.mirror.arrived`). None of the
+    three is said by a sync that writes nothing: every row it read was one the overlap read
+    again, which the table holds as it is (the sync that wrote it said it).
 
     Examples
     --------
@@ -746,16 +748,8 @@ def _sync_entity(
         problem,
     )
     report.filter_strict = walk.strict
-    if staged.said:  # rows that lacked documented fields: the table's values kept, or nulls
-        report.fields_absent = "; ".join(staged.said)
-        for text in staged.said:
-            said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))
-    latest = staged.keep_mask(0, staged.position)  # each id's latest read, as written
-    report.fields_null = arrived.nulls(latest)
-    report.fields_not_mirrored = arrived.not_mirrored(latest)
-    for found in (report.fields_null, report.fields_not_mirrored):
-        if found:
-            said.append((ServiceContractWarning, f"the change feed of {entity}: {found}"))
+    if written or full:  # else every row read is a re-read the table holds as it is (no
+        _rows_said(report, staged, arrived, said)  # commit): the sync that wrote it said it
     if walk.ahead:
         report.stamped_ahead = (
             f"{walk.ahead} row(s) stamped after {_iso(until)} (this machine's clock at the "
@@ -765,6 +759,20 @@ def _sync_entity(
         )
         _diverge(said, f"the mirror's {entity} feed: {report.stamped_ahead}")
     return report
+
+
+def _rows_said(report: EntityReport, staged: StagedRows, arrived: Arrived, said: Said) -> None:
+    """Say, in ``report`` and once each among the sync's warnings, what the rows read held
+    that the table does not keep as documented: fields absent from their items
+    (``fields_absent``), nulls where the document gives none (``fields_null``) and fields the
+    table does not store (``fields_not_mirrored``), each record counted once, as last read."""
+    latest = staged.keep_mask(0, staged.position)  # each id's latest read, as written
+    report.fields_absent = "; ".join(staged.said) or None  # the table's values kept, or nulls
+    report.fields_null = arrived.nulls(latest)
+    report.fields_not_mirrored = arrived.not_mirrored(latest)
+    for found in (*staged.said, report.fields_null, report.fields_not_mirrored):
+        if found:
+            said.append((ServiceContractWarning, f"the change feed of {report.entity}: {found}"))
 
 
 def _asked_again(fetch: ClientFetch, done: EntityReport, said: Said) -> None:
