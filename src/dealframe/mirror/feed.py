@@ -48,7 +48,6 @@ import pandas as pd
 from ..errors import ApiError, BadRequestError, ServiceContractError, ValidationError
 from ..notices import ServiceContractWarning, findings_held, holding, user_stacklevel
 from ..transport.refusals import TOO_LARGE
-from .arrived import Arrived
 from .ids import KeyIndex, id_keys
 from .schema import ABSENT, absent_columns, api_entity
 
@@ -125,10 +124,6 @@ class ClientFetch:
         The service's number of a query's first page, as this fetch counts: taken from the
         client when the fetch is made and changed only by this fetch's own finding, so a list
         call on another thread that learns it meanwhile cannot renumber a walk half read.
-    arrived : Arrived
-        What the pages kept held beyond what the table keeps as documented: nulls where the
-        document gives none, fields the table does not store (:mod:`.arrived`), said once by
-        the sync.
     """
 
     client: Any
@@ -139,11 +134,9 @@ class ClientFetch:
     again: int = 0
     whole_again: list[str] = field(default_factory=list)
     origin: int = field(init=False)
-    arrived: Arrived = field(init=False)
 
     def __post_init__(self) -> None:
         self.name = api_entity(self.entity)
-        self.arrived = Arrived(self.entity)
         self.origin = self.client.private._first_page  # 0 once the service is seen doing so
         known = getattr(self.client.private, "_list_page_size", self.size)
         self.size = min(self.size, known)  # what this client has learnt of the service
@@ -170,7 +163,6 @@ class ClientFetch:
                 frame, total = first, first.attrs.get("total")
         self._check_ids(frame, page - 1 + self.origin)
         self._check_deleted(frame, page - 1 + self.origin)
-        self.arrived.add(frame)
         self._mark_absent(frame)
         return frame, None if total is None else int(total)
 
