@@ -1557,6 +1557,8 @@ class PrivateApi:
             asked=limit,
             index=page - self._first_page,
         )
+        if read.page is not None and read.page != page:  # as a list walk says it
+            say_wrong_page(found, page, read.page, None)
         identities(read.items, "id", found)
         with shaping(response.request, endpoint, found), rows_said_later() as later:
             frame = shape.list_frame(entity, [shape.list_page_columns(entity, read.items)])
