@@ -80,6 +80,9 @@ _OUTSIDE = re.compile(
     r"(?P<more> and [\d,]+ more)? (?P<tail>\(rows kept, [^()]*\))"
 )
 _SHOWN = re.compile(r"(?P<value>.+?) \((?P<n>[\d,]+)(?P<rest>(?:; [^()]*)?)\)(?:, |$)")
+#: A finding's ``where`` naming its page (``POST /x page 3``): the page is left out of a
+#: ``bad_meta`` said once per sync.
+_PAGE_NAMED = re.compile(r" page \d+$")
 
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
@@ -308,7 +311,8 @@ def values_noted() -> AbstractContextManager[list[str]]:
     """Within it, the values outside a vocabulary that the change feed's pages hold
     (``unknown_value`` findings, :func:`warn_held`) are not warned page by page: each
     finding's message is noted in the list yielded, for the caller to say once per field
-    (:func:`said_values`). It holds for the current thread or task only."""
+    (:func:`said_values`); so is a ``meta`` the pages contradict (``bad_meta``), once, of
+    the endpoint. It holds for the current thread or task only."""
     return holding(_VALUES_NOTED, [])
 
 
@@ -391,9 +395,21 @@ def warn_held(said: list[str], frame: pd.DataFrame, *, absent: bool = True) -> N
         for r in records
         if r.get("kind") == "unknown_value"
     }
+    # a meta every page says alike (no total nor has_more ...): once per sync, of the
+    # endpoint, not of each page (its words are the same on every page of every query)
+    meta = {
+        f"{r.get('where')}: {r.get('message')}": f"{_PAGE_NAMED.sub('', str(r.get('where')))}: "
+        f"{r.get('message')}"
+        for r in records
+        if r.get("kind") == "bad_meta"
+    }
     noted = _VALUES_NOTED.get()
     for message in said:
         if message in outside:
+            continue
+        if message in meta and noted is not None:
+            if meta[message] not in noted:  # said_values keeps it once, as it is
+                noted.append(meta[message])
             continue
         if message in valued and not absent:  # a count request's one row: the pages say it
             continue

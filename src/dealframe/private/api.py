@@ -117,7 +117,15 @@ from .ids import check_ids, is_one_id
 from .list_pages import ListParse, first_unreadable, item_named, reads_alone
 from .outside import drop_outside, say_deleted
 from .page_size import about_page, open_point, vague
-from .paging import PAGE_SIZE, Numbering, Pages, page_parts, pull_pages, stopped
+from .paging import (
+    PAGE_SIZE,
+    Numbering,
+    Pages,
+    page_parts,
+    pull_pages,
+    say_wrong_page,
+    stopped,
+)
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
 from .subroutes import SUB_404, SubRoutes, no_route, route_404
 from .top_lists import top_lists_read, top_lists_said
@@ -169,6 +177,8 @@ class _Pulled(NamedTuple):
     # of a lookup in several batches of ids, each page as missing_fields takes its parts,
     # labelled with its batch (``ids 1001-1500 page 1``); None: the pages' own labels
     parts: list[tuple[str, int, frozenset[str]]] | None = None
+    # ... and the ids of each page's batch (what an error's ``.failed`` holds for it)
+    ids_of: list[list[str]] | None = None
 
 
 #: Types of the filter parameters (values are checked against the discovery documents).
@@ -447,7 +457,8 @@ def _sub_unreadable(
     not be built) naming the first id whose rows cannot be read alone (its request's path, not
     ``{id}``), its first page that cannot and, in it, the item (found by halving:
     :func:`~dealframe.private.list_pages.first_unreadable`), carrying as ``.partial`` the rows
-    of the other ids and of the pages of that id before the one named (its ``.failed`` holds
+    of the other ids and the other rows of that id (every page of it had arrived: its other
+    pages, and the page named less that item, when they read; its ``.failed`` holds
     that id, every other unreadable id and those of ``failures``, as an id read in part).
     ``error`` itself when every id reads alone (values of one member typed differently from
     id to id)."""
@@ -471,7 +482,11 @@ def _sub_unreadable(
     if at is not None:
         row = first_unreadable(len(these), lambda a, b: not reads(these[a:b]))
         item = "" if row is None else f", item {row + 1} of {at.rows} (id {_ident_of(these[row])})"
-        where, kept = f"page {at.page}{item}", rows[:start]
+        where = f"page {at.page}{item}"
+        # every page of it had arrived: its other pages, and the page less that item
+        others = rows[:start] + rows[start + len(these) :]
+        rest = others if row is None else rows[: start + row] + rows[start + row + 1 :]
+        kept = rest if reads(rest) else others if reads(others) else rows[:start]
     path = f"{PREFIX}/{sub.entity}/{ident}/{sub.name}"
     named = item_named(error, where, RequestInfo("GET", path, "private"))
     if len(each) == 1 and not failures and not kept:
@@ -481,7 +496,7 @@ def _sub_unreadable(
     labels = [str(f.item) for f in failures]
     labels += [_pages_label(i, fs) for i, fs in partly.items()]
     labels += [ident if at is None else _pages_label(ident, [at.page])] + bad[1:]
-    # in the order of the ids: the other ids' rows, and that id's of the pages before it
+    # in the order of the ids: the other ids' rows, and that id's readable ones
     good = [row for i, of, _ in each for row in (kept if i == ident else () if i in bad else of)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # said of the call's rows, not of a partial
@@ -1050,6 +1065,7 @@ class PrivateApi:
         refused: list[str] = []  # this call's refusals of a page size (said in its attrs)
         zero: list[str] = []  # how the service was seen to count from 0 (said in its attrs)
         labelled: list[tuple[str, int, frozenset[str]]] = []  # the pages of batches of ids
+        ids_of: list[list[str]] = []  # ... and the ids of each one's batch
         # the service's number of its first page, as this client knows it (0 only once seen)
         numbering = Numbering(self._first_page, self._first_page == 0 or self._first_page_known)
 
@@ -1142,7 +1158,17 @@ class PrivateApi:
             union = None if key == "id" else key
             parts = labelled or None
             return _Pulled(
-                pages, expected, total, looked_up, batches, *notes, union, caps, held, parts
+                pages,
+                expected,
+                total,
+                looked_up,
+                batches,
+                *notes,
+                union,
+                caps,
+                held,
+                parts,
+                ids_of if parts else None,
             )
 
         if key is None:
@@ -1204,6 +1230,7 @@ class PrivateApi:
             merged.infos += pages.infos
             if name is not None:  # a page part named with its batch, as its findings are
                 labelled.extend(page_parts(pages.infos, f"{name} "))
+                ids_of.extend([list(batch)] * len(pages.infos))
             merged.moved = pages.moved or merged.moved
             merged.keys |= pages.keys
             merged.failed += (
@@ -1265,7 +1292,25 @@ class PrivateApi:
         pages = pulled.pages
         # what the readers say of values is said of the rows returned alone (not of those
         # past ``limit``, nor of a repeat dropped): kept back by row until they are known
-        frame, later = parse.frame(pages.parts)
+        names = None
+        if pulled.parts is not None and pulled.ids_of is not None:
+            names = [(part[0], ids) for part, ids in zip(pulled.parts, pulled.ids_of, strict=True)]
+        try:
+            frame, later = parse.frame(pages.parts, expected=pulled.expected, names=names)
+        except ServiceContractError as exc:
+            if isinstance(getattr(exc, "partial", None), pd.DataFrame):  # an unreadable item
+                attach(
+                    exc.partial,
+                    endpoint=endpoint,
+                    responses=pages.infos,
+                    rows_expected=exc.expected,
+                    rows_received=exc.received,
+                    filters=wire,
+                    sort=sort,
+                    page_size=pages.size,
+                    findings=found.records(),
+                )
+            raise
         del pages.parts[:]
         received = len(frame)
         # each row's position in the frame built, cut and ordered as the rows are: what is
@@ -1516,6 +1561,8 @@ class PrivateApi:
             asked=limit,
             index=page - self._first_page,
         )
+        if read.page is not None and read.page != page:  # as a list walk says it
+            say_wrong_page(found, page, read.page, None)
         identities(read.items, "id", found)
         with shaping(response.request, endpoint, found), rows_said_later() as later:
             frame = shape.list_frame(entity, [shape.list_page_columns(entity, read.items)])
