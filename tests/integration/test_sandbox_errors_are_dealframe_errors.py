@@ -107,6 +107,14 @@ def test_a_bad_change_is_a_validation_error_and_the_admin_400_still_quotes_it(sb
     assert answer.json()["error"]["details"]["errors"] == [
         "n: must be a non-negative integer, got -1"
     ]
+    misspelt = requests.post(
+        f"{sb.url}/admin/v1/changes",
+        json={"operation": "insert", "entity": "dealz", "n": 1},
+        headers={"Authorization": f"Bearer {ADMIN}"},
+        timeout=30,
+    )
+    assert misspelt.status_code == 400  # the same words as Changes, did-you-mean included
+    assert misspelt.json()["error"]["details"]["errors"] == [str(error)]
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,7 @@ from .models.records import RecordStore
 from .models.state import SandboxState
 from .record_fields import misfit
 
-__all__ = ["ENTITIES", "MAX_CHANGES", "ChangeInputError", "Changes"]
+__all__ = ["ENTITIES", "MAX_CHANGES", "ChangeInputError", "Changes", "entity_named"]
 
 #: Entities that change (``transactions`` is accepted for ``deals``).
 ENTITIES: tuple[str, ...] = ("companies", "investors", "deals")
@@ -101,14 +101,14 @@ def _refused(
     return ChangeInputError(argument, expected, got, message=f"{argument}: {said}")
 
 
-def _entity(name: Any) -> str:
+def entity_named(name: Any) -> str:
     """``name`` as one of :data:`ENTITIES` (``"transactions"`` is ``"deals"``).
 
     Examples
     --------
-    >>> _entity("transactions")
+    >>> entity_named("transactions")
     'deals'
-    >>> _entity("deal")
+    >>> entity_named("deal")
     Traceback (most recent call last):
     ...
     dealframe.sandbox.changes.ChangeInputError: entity: 'deal' is not one of companies, investors, deals (did you mean 'deals'?)
@@ -294,7 +294,7 @@ class Changes:
         >>> len(ids), {state.private.find("transactions", i)[1]["updated_at"] for i in ids}
         (3, {'2026-06-30T00:01:00+00:00'})
         """
-        return self._apply(_entity(entity), "update", _count(n))
+        return self._apply(entity_named(entity), "update", _count(n))
 
     def insert(self, entity: str, n: int) -> list[str]:
         """Add ``n`` new records modelled on existing ones; return their (new) ids.
@@ -314,7 +314,7 @@ class Changes:
         >>> [state.private.find("companies", i)[1]["name"] for i in new]
         ['Syndex Finance Labs 9509', 'Pixwexbri Logistics Labs 2567']
         """
-        return self._apply(_entity(entity), "insert", _count(n))
+        return self._apply(entity_named(entity), "insert", _count(n))
 
     def soft_delete(self, entity: str, n: int) -> list[str]:
         """Soft-delete up to ``n`` live records; return their ids (maybe fewer than ``n``).
@@ -339,7 +339,7 @@ class Changes:
         404
         [True]
         """
-        return self._apply(_entity(entity), "soft_delete", _count(n))
+        return self._apply(entity_named(entity), "soft_delete", _count(n))
 
     def undelete(self, entity: str, n: int) -> list[str]:
         """Bring back ``n`` soft-deleted records (fewer if fewer exist); return their ids.
@@ -352,7 +352,7 @@ class Changes:
         >>> [state.private.find("investors", i)[1]["deleted"] for i in back]
         [False]
         """
-        return self._apply(_entity(entity), "undelete", _count(n))
+        return self._apply(entity_named(entity), "undelete", _count(n))
 
     def edit(self, entity: str, ids: Iterable[str], change: Callable[[dict], None]) -> list[str]:
         """Apply ``change`` to the records of ``ids`` (a dict each, changed in place).
@@ -369,7 +369,7 @@ class Changes:
         --------
         >>> ch.edit("deals", ids, lambda d: d.update(deal_synopsis="Revised."))  # doctest: +SKIP
         """
-        name = _entity(entity)
+        name = entity_named(entity)
         ids = _ids(ids)
         if not callable(change):
             raise _refused(
