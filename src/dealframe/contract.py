@@ -108,7 +108,9 @@ __all__ = [
     "not_countries",
     "null_fields",
     "outside_vocabulary",
+    "first_of",
     "quoted",
+    "written",
     "read_items",
     "respelled_fields",
     "read_page",
@@ -490,6 +492,31 @@ def quoted(value: Any, limit: int) -> str:
     "'xxxxxxx"
     """
     return blanked(repr(value))[:limit]
+
+
+def written(value: Any, limit: int = 50) -> str:
+    """A served value as a finding writes it: ``null``, or quoted (:func:`quoted`, at most
+    ``limit`` characters).
+
+    Examples
+    --------
+    >>> written(None), written("soon"), written(2.5)
+    ('null', "'soon'", '2.5')
+    """
+    return "null" if value is None else quoted(value, limit)
+
+
+def first_of(names: Sequence[Any], shown: int = 5) -> str:
+    """The first ``shown`` of ``names`` (ids, SKUs, buckets) as a finding names them,
+    comma-separated, then how many more there are.
+
+    Examples
+    --------
+    >>> first_of(["a", "b"]), first_of(list("abcdefg"))
+    ('a, b', 'a, b, c, d, e and 2 more')
+    """
+    words = ", ".join(map(str, names[:shown]))
+    return words + (f" and {len(names) - shown:,} more" if len(names) > shown else "")
 
 
 @dataclass(frozen=True)
@@ -1431,6 +1458,8 @@ def respelled_fields(
     found: Findings,
     *,
     read_as: str = "the documented field",
+    labels: Sequence[str] | None = None,
+    series: bool = False,
 ) -> list[Mapping[str, Any]]:
     """``items`` with each member that spells one of ``names`` in another case, or with
     separators (``marketCapLCU``, ``market_cap_lcu`` for ``marketCapLcu``), renamed to it,
@@ -1444,6 +1473,17 @@ def respelled_fields(
     both are kept as served, that field's column is null for the item, and the finding names
     the spellings kept and the item; the item's other members are read as ever.
 
+    With ``series`` (the ``data`` or ``median`` of time-series items: each field a map of
+    months to values, or a period's one value, and a member no field asked is no column at
+    all), a spelling beside the field itself fills the months the field lacks (absent or
+    null), or its null value, said with how many values; a value both hold, differing, is
+    the field's own, said with the item (and month); the spelling is then gone from the
+    item (one a map of months and the other not: not read, said). Two spellings of one field
+    without the field itself: neither read, their values left out, said.
+
+    ``labels`` names each item in the finding (a SKU, a period); without, its ``sku`` or
+    ``id``, else its place.
+
     Examples
     --------
     >>> found = Findings("POST /x")
@@ -1451,6 +1491,13 @@ def respelled_fields(
     [{'sku': 'A', 'marketCapLcu': 1.0}]
     >>> found.items[0].message
     'member(s) written in another case or with separators, read as the documented field: marketCapLCU as marketCapLcu (in 1 of 1 items)'
+    >>> found = Findings("POST /x")
+    >>> respelled_fields([{"peNtm": {"2024-01": 1.0, "2024-02": None},
+    ...                    "PENTM": {"2024-02": 2.0, "2024-01": 3.0}}], ["peNtm"], found,
+    ...                  read_as="the field asked", labels=["A"], series=True)
+    [{'peNtm': {'2024-01': 1.0, '2024-02': 2.0}}]
+    >>> print(found.items[0].message)
+    member(s) written in another case or with separators beside the field asked itself, read where it has no value: PENTM beside peNtm, 1 value(s) (in 1 of 1 items: A); a value both hold, differing, is the field's own: PENTM beside peNtm in A 2024-01
     """
     by_fold: dict[str, str | None] = {}
     for name in names:
@@ -1470,8 +1517,12 @@ def respelled_fields(
         items = [{f: getattr(item, f) for f in typed} for item in items]
     read: Counter[tuple[str, str]] = Counter()
     kept: dict[tuple[str, ...], list[str]] = {}  # the spellings of one field -> the items
+    filled: dict[tuple[str, str], list[Any]] = {}  # series: (spelling, field) -> [values, items]
+    differ: dict[tuple[str, str], list[str]] = {}  # series: -> "item month" both hold
+    unread: dict[tuple[str, str], list[str]] = {}  # series: no map of months -> items
     out: list[Mapping[str, Any]] = []
     for item in items:
+        label = labels[len(out)] if labels is not None else _item_label(item, len(out))
         renamed = {
             key: mine
             for key in item
@@ -1484,10 +1535,43 @@ def respelled_fields(
         if len(fields) < len(renamed):  # two spellings of one field: neither is read
             for mine in [m for m, n in fields.items() if n > 1]:
                 spelt = tuple(k for k, m in renamed.items() if m == mine)
-                kept.setdefault((mine, *spelt), []).append(_item_label(item, len(out)))
+                kept.setdefault((mine, *spelt), []).append(label)
             renamed = {k: m for k, m in renamed.items() if fields[m] == 1}
         read.update(renamed.items())
-        out.append({renamed.get(k, k): v for k, v in item.items()} if renamed else item)
+        row = {renamed.get(k, k): v for k, v in item.items()} if renamed else item
+        beside = [
+            (key, mine)
+            for key in item
+            if series
+            and isinstance(key, str)
+            and key not in known
+            and (mine := by_fold.get(_folded(key)))
+            and mine in item
+        ]
+        merged = dict(row) if beside else {}
+        for key, mine in beside:  # series: the months the field lacks, from the spelling
+            own, theirs = merged[mine], merged[key]
+            if isinstance(own, Mapping) and isinstance(theirs, Mapping):  # months: values
+                new = {m: v for m, v in theirs.items() if v is not None and own.get(m) is None}
+                both = [
+                    f"{label} {m}"
+                    for m, v in theirs.items()
+                    if v is not None and own.get(m) not in (None, v)
+                ]
+                merged[mine] = {**own, **new}
+            elif isinstance(own, Mapping) or isinstance(theirs, Mapping):  # one a map: unread
+                unread.setdefault((key, mine), []).append(label)
+                continue
+            else:  # one value (a period's median)
+                new = {} if theirs is None or own is not None else {"": theirs}
+                both = [label] if own is not None and theirs not in (None, own) else []
+                merged[mine] = own if own is not None else theirs
+            del merged[key]
+            got = filled.setdefault((key, mine), [0, []])
+            got[0] += len(new)
+            got[1].append(label)
+            differ.setdefault((key, mine), []).extend(both)
+        out.append(merged if beside else row)
     said = []
     if read:
         shown = ", ".join(f"{_shown_key(key)} as {mine}" for key, mine in sorted(read)[:6])
@@ -1496,15 +1580,45 @@ def respelled_fields(
             "member(s) written in another case or with separators, read as "
             f"{read_as}: {shown}{' ...' if len(read) > 6 else ''} (in {most} of {len(items)} items)"
         )
+    if filled:
+        shown = "; ".join(
+            f"{_shown_key(key)} beside {mine}, {values} value(s) (in {len(where)} of "
+            f"{len(items)} items: {first_of(where, 3)})"
+            for (key, mine), (values, where) in sorted(filled.items())[:6]
+        )
+        said.append(
+            "member(s) written in another case or with separators beside "
+            f"{read_as} itself, read where it has no value: {shown}"
+        )
+    if any(differ.values()):
+        shown = "; ".join(
+            f"{_shown_key(key)} beside {mine} in {first_of(where, 3)}"
+            for (key, mine), where in sorted(differ.items())[:6]
+            if where
+        )
+        said.append(f"a value both hold, differing, is the field's own: {shown}")
+    if unread:
+        shown = "; ".join(
+            f"{_shown_key(key)} beside {mine} (in {len(where)} of {len(items)} items: "
+            f"{first_of(where, 3)})"
+            for (key, mine), where in sorted(unread.items())[:6]
+        )
+        said.append(f"one a map of months and the other not, not read: {shown}")
     if kept:
         shown = "; ".join(
-            f"{' and '.join(map(_shown_key, spelt))} both spell {mine}, kept as served (in {len(where)} of "
-            f"{len(items)} items: {', '.join(where[:3])}{' ...' if len(where) > 3 else ''})"
+            f"{' and '.join(map(_shown_key, spelt))} both spell {mine}, "
+            f"{'not read' if series else 'kept as served'} (in {len(where)} of "
+            f"{len(items)} items: {first_of(where, 3)})"
             for (mine, *spelt), where in sorted(kept.items())[:6]
         )
         said.append(
-            f"two spellings of one field in an item, neither read (extra columns; the "
-            f"documented column is null there): {shown}"
+            "two spellings of one field in an item, neither read ("
+            + (
+                f"their values left out; {read_as} is null there"
+                if series
+                else "extra columns; the documented column is null there"
+            )
+            + f"): {shown}"
         )
     if said:
         found.add("respelled_field", "; ".join(said))

@@ -101,3 +101,24 @@ def test_the_sandbox_answer_says_nothing(direct):
     o = _call(direct)
     assert o.error is None, repr(o.error)
     assert not o.warned(ServiceContractWarning)
+
+
+def test_a_null_total_and_a_null_date_range_are_said(direct, via, proxy):
+    ref = direct.private.aggregate("valuation", "quarter", **VENTURE)
+
+    def nulls(doc: Any) -> Any:
+        doc["meta"]["total_deals"] = None
+        doc["meta"]["methodology"]["date_range"] = None
+        return doc
+
+    proxy.add(AGGREGATE, edit(nulls, "nulls"))
+    o = _call(via)
+    assert o.error is None, repr(o.error)
+    assert o.value[["bucket", "n"]].equals(ref[["bucket", "n"]])
+    said = o.warned(ServiceContractWarning)
+    assert len(said) == 2, said
+    assert any("meta.total_deals is null: not a non-negative integer" in m for m in said), said
+    assert any(
+        "meta.methodology.date_range is not {from: date, to: date}: it is null" in m for m in said
+    ), said
+    assert _kinds(o.value) == ["bad_meta", "bad_meta"]

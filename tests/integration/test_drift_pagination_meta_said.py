@@ -3,7 +3,7 @@
 Each of these used to pass without a word (the rows came whole, the walk quietly spent a
 request or believed a wrong value):
 
-- ``has_more`` true on a page short of the rows asked, the page after it empty: the walk asks
+- ``has_more`` true on a page short of the page size, the page after it empty: the walk asks
   that empty page (``has_more`` could be true), and now says ``has_more`` was not true;
 - ``meta`` without ``total`` and ``has_more`` (``page``, ``limit``, ``returned`` present): the
   walk pages until a short page, with nothing to count the rows against;
@@ -29,7 +29,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Proxy,
     assert_same,
+    clamp_limit,
     direct,
+    edit,
     fresh,
     fresh_rules,
     meta_delete,
@@ -128,3 +130,31 @@ def test_sound_meta_says_nothing(fresh, proxy: Proxy, reference):
     assert got.error is None
     for words in (LIED, NO_END, PAGE, "meta.limit"):
         assert not said(got, words)
+
+
+def test_full_pages_of_a_smaller_size_followed_by_an_empty_one_say_nothing(
+    fresh, proxy: Proxy, reference
+):
+    """The service serves pages of 100 (its ``meta.limit`` 100) to a request for 1000, with no
+    ``total`` and ``has_more`` true on every full page: its last full page is followed by an
+    empty one, which is no ``has_more`` to doubt (the page was full at the size in force)."""
+
+    deals = reference["deals"]
+    # the last page full: the rows cut to a whole number of pages of 100
+    keep = set(deals["id"].iloc[: len(deals) // 100 * 100])
+
+    def full_says_more(doc: Any) -> Any:
+        doc["data"] = [row for row in doc["data"] if row["id"] in keep]
+        meta = doc["meta"]
+        meta.pop("total", None)
+        meta["returned"] = len(doc["data"])
+        meta["has_more"] = len(doc["data"]) == meta["limit"]
+        return doc
+
+    proxy.add(DEALS, clamp_limit(100), edit(full_says_more), method="POST")
+    got = outcome(lambda: fresh.private.deals())
+    assert got.error is None
+    assert len(got.value) == len(keep) and got.value.attrs["page_size"] == 100
+    assert not said(got, LIED), got.warned(ServiceContractWarning)
+    # the empty page past the last full one was asked (has_more said more follow)
+    assert max(proxy.pages(DEALS)) == len(keep) // 100 + 1

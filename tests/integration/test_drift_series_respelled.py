@@ -5,6 +5,13 @@ field (``respelled_field``). A time series asked for ``fields=["evRevenueNtm"]``
 answer keys its data ``EVREVENUENTM`` was read as no value at all: a frame of no row and a
 ``missing_field`` naming the field asked, not the member its values came under. Both time
 series now read such a member as the field asked, and say so once.
+
+A spelling served beside the field itself (``evRevenueNtm`` holding some months,
+``EVREVENUENTM`` the others) was dropped without a word: its months were missing from the
+frame. It now fills the months the field lacks (the field's own value kept where both hold
+one, said with the SKU and month). Two spellings without the field were said as "extra
+columns" of "item 1": a time series makes no such column; they are now said as left out,
+naming the SKUs (periods).
 """
 
 from __future__ import annotations
@@ -81,3 +88,95 @@ def test_without_fields_the_service_names_are_kept_as_served(direct, via, proxy)
     assert o.error is None, repr(o.error)
     assert "EVREVENUENTM" in o.value.columns.get_level_values(0)
     assert not [m for m in o.warned(ServiceContractWarning) if "another case" in m]
+
+
+def _split(member: str, spellings: tuple[str, ...], *, keep_own: bool, bump: float = 0.0) -> Any:
+    """Every answer with the ``evRevenueNtm`` months of each item's ``member`` dealt in turn
+    to the field itself (when ``keep_own``, its first six months) and to ``spellings``;
+    with ``bump``, the spellings also hold the field's own months, ``bump`` added."""
+
+    def apply(doc: Any) -> Any:
+        for item in doc["data"]:
+            held = item.get(member)
+            if not isinstance(held, dict) or not isinstance(held.get("evRevenueNtm"), dict):
+                continue
+            months = sorted(held.pop("evRevenueNtm").items())
+            own = dict(months[:6]) if keep_own else {}
+            rest = months[6:] if keep_own else months
+            if keep_own:
+                held["evRevenueNtm"] = own
+            for at, spelt in enumerate(spellings):
+                part = dict(rest[at :: len(spellings)])
+                if bump:
+                    part.update({m: v + bump for m, v in own.items() if v is not None})
+                held[spelt] = part
+        return doc
+
+    return edit(apply, f"split({member}, {spellings})")
+
+
+def _respelled(o: Any) -> list[str]:
+    return [f["message"] for f in o.value.attrs["findings"] if f["kind"] == "respelled_field"]
+
+
+def test_a_spelling_beside_the_field_fills_the_months_it_lacks(direct, via, proxy):
+    skus = _skus(direct)
+    ref = direct.public.time_series(skus, **WINDOW)
+    proxy.add(SERIES, _split("data", ("EVREVENUENTM",), keep_own=True))
+    o = outcome(lambda: via.public.time_series(skus, **WINDOW))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, ref)  # before: the spelling's months were dropped without a word
+    assert o.value.attrs["fields_not_held"] == []
+    said = _respelled(o)
+    assert len(said) == 1, said
+    assert "EVREVENUENTM beside evRevenueNtm" in said[0] and "where it has no value" in said[0]
+    assert "differing" not in said[0]
+
+
+def test_a_month_both_hold_keeps_the_field_s_own_and_says_it(direct, via, proxy):
+    skus = _skus(direct)
+    ref = direct.public.time_series(skus, **WINDOW)
+    proxy.add(SERIES, _split("data", ("EVREVENUENTM",), keep_own=True, bump=1000.0))
+    o = outcome(lambda: via.public.time_series(skus, **WINDOW))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, ref)
+    said = _respelled(o)
+    assert len(said) == 1 and "is the field's own" in said[0], said
+    assert any(sku in said[0].split("is the field's own")[1] for sku in skus), said
+
+
+def test_group_series_a_spelling_beside_the_field_fills_its_periods(direct, via, proxy):
+    ref = direct.public.group_time_series(countries=["GBR"], **WINDOW)
+    proxy.add(GROUP_SERIES, _split_periods())
+    o = outcome(lambda: via.public.group_time_series(countries=["GBR"], **WINDOW))
+    assert o.error is None, repr(o.error)
+    assert_same(o.value, ref)
+    said = _respelled(o)
+    assert len(said) == 1 and "EVREVENUENTM beside evRevenueNtm" in said[0], said
+
+
+def _split_periods() -> Any:
+    """Every group answer with ``evRevenueNtm`` of every other period's ``median`` served
+    as ``EVREVENUENTM`` beside a null ``evRevenueNtm`` (a period's median holds one value
+    a field, not a map of months)."""
+
+    def apply(doc: Any) -> Any:
+        for at, item in enumerate(doc["data"]):
+            median = item.get("median")
+            if at % 2 and isinstance(median, dict) and "evRevenueNtm" in median:
+                median["EVREVENUENTM"] = median["evRevenueNtm"]
+                median["evRevenueNtm"] = None
+        return doc
+
+    return edit(apply, "split periods")
+
+
+def test_two_spellings_without_the_field_are_named_by_sku_not_as_columns(direct, via, proxy):
+    skus = _skus(direct)
+    proxy.add(SERIES, _split("data", ("EVREVENUENTM", "ev_revenue_ntm"), keep_own=False))
+    o = outcome(lambda: via.public.time_series(skus, **WINDOW))
+    assert o.error is None, repr(o.error)
+    said = _respelled(o)
+    assert len(said) == 1, said
+    assert "neither read" in said[0] and "extra columns" not in said[0], said
+    assert "item 1" not in said[0] and skus[0] in said[0], said

@@ -410,6 +410,23 @@ def test_two_loopback_ports_are_two_sources(sb, client, tmp_path):
             mirror.sync(elsewhere, path, ["investors"], progress=False)
 
 
+def test_a_sandbox_named_by_its_url_and_by_its_data_is_refused_with_the_reason(
+    sb, client, tmp_path
+):
+    """A client on a URL cannot tell which service answers there: not equated, but said."""
+    path = tmp_path / "m"
+    with Client(sb.url, sb.public_token, sb.private_key, cache_enabled=False) as by_url:
+        mirror.sync(by_url, path, ["investors"], progress=False)
+    with pytest.raises(mirror.MirrorStateError, match=r"make both clients the same way"):
+        mirror.sync(client, path, ["investors"], progress=False)
+    elsewhere = tmp_path / "n"
+    mirror.sync(client, elsewhere, ["investors"], progress=False)
+    with Client(sb.url, sb.public_token, sb.private_key, cache_enabled=False) as by_url:
+        with pytest.raises(mirror.MirrorStateError) as refused:
+            mirror.sync(by_url, elsewhere, ["investors"], progress=False)
+    assert "Client.for_sandbox(sb)" in str(refused.value)
+
+
 def test_a_mirror_recorded_without_the_loopback_port_takes_the_sandbox(sb, client, tmp_path):
     path = tmp_path / "m"
     mirror.sync(client, path, ["investors"], progress=False)

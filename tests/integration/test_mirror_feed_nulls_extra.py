@@ -11,6 +11,7 @@ proxy (the sandbox sends neither).
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -18,7 +19,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import pandas as pd
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
+    FAST,
+    Proxy,
     drop_field,
     fresh_rules,
     items_edit,
@@ -105,3 +109,108 @@ def test_an_undisturbed_feed_says_neither(via, tmp_path):
     done, caught = _sync(via, tmp_path / "m", "deals")
     assert done.fields_null is None and done.fields_not_mirrored is None
     assert not _said(caught, NULL) and not _said(caught, NOT_MIRRORED)
+
+
+def _count(text: str, what: str) -> tuple[int, int]:
+    """``(n, rows)`` of ``{what} in n of rows rows`` / ``{what} (a value in n of rows rows``."""
+    found = re.search(rf"{re.escape(what)} (?:\(a value )?in ([\d,]+) of ([\d,]+) rows", text)
+    assert found is not None, (what, text)
+    return int(found[1].replace(",", "")), int(found[2].replace(",", ""))
+
+
+def _no_name_at_0(item: dict[str, Any]) -> None:
+    if str(item.get("id", "")).startswith("0"):
+        item["name"] = None
+    if str(item.get("id", "")).startswith("1"):
+        item.pop("website", None)  # absent, not null: fields_absent
+
+
+def test_counts_are_distinct_rows_as_written_whatever_the_pages_read_again(via, proxy, tmp_path):
+    """Pages of 200 read each page's last timestamp again (the boundary's overlap): the rows
+    read twice used to count twice (``name in 68 of 1,005 rows`` for 66 rows of 1,000); the
+    counts are now the table's, in the units of ``rows_received``."""
+    proxy.add(COMPANIES, items_edit(_no_name_at_0), set_field("ticker_symbol", "X"), method="POST")
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        done = mirror.sync(
+            via, tmp_path / "m", entities=("companies",), page_size=200, progress=False
+        )["companies"]
+    table = mirror.load(tmp_path / "m", "companies", include_deleted=True)
+    assert done.requests > len(table) // 200 + 1, "the pages read some rows again"
+    assert done.fields_null is not None and done.fields_not_mirrored is not None
+    assert _count(done.fields_null, "name") == (int(table["name"].isna().sum()), len(table))
+    assert _count(done.fields_not_mirrored, "ticker_symbol") == (len(table), len(table))
+    assert done.rows_received == len(table)
+
+
+def test_a_tie_larger_than_a_page_counts_each_row_once(tmp_path):
+    """450 companies inserted at one timestamp (a tie of more than a page of 200, read by
+    offset pages of it after the boundary's rows): 24 distinct rows with a null name used to be
+    said as ``name in 48 of 650 rows``. A sync after it that reads the tie again (the overlap)
+    and writes nothing says nothing of those rows again (it used to, every sync)."""
+    from dealframe import Client, sandbox
+    from dealframe.sandbox import Changes
+
+    def synced(c: Any) -> tuple[Any, list[warnings.WarningMessage]]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            report = mirror.sync(
+                c, tmp_path / "m", entities=("companies",), page_size=200, progress=False
+            )
+        return report["companies"], caught
+
+    with sandbox.run(scale=0.02, seed=7) as sb, Proxy(sb.url) as px:
+        px.add(COMPANIES, items_edit(_no_name_at_0), method="POST")
+        with Client(px.url, sb.public_token, sb.private_key, cache_enabled=False, **FAST) as c:
+            synced(c)
+            new = Changes(sb.state, seed=3).insert("companies", 450)
+            done, caught = synced(c)
+            unchanged, caught_again = synced(c)
+    nulled = sum(ident.startswith("0") for ident in new)
+    table = mirror.load(tmp_path / "m", "companies", include_deleted=True)
+    assert nulled and int(table.loc[table["id"].isin(new), "name"].isna().sum()) == nulled
+    assert done.fields_null is not None and done.fields_absent is not None
+    n, rows = _count(done.fields_null, "name")
+    assert rows == done.rows_received, (done.fields_null, done.rows_received)
+    # the rows read: the new ones and the old ones the overlap reads again, each once
+    old = table.loc[~table["id"].isin(new)]
+    again = old.loc[old["updated_at"] >= pd.Timestamp(done.since)]
+    assert done.rows_received == len(new) + len(again)
+    assert n == nulled + int(again["id"].str.startswith("0").sum()), done.fields_null
+    assert len(_said(caught, NULL)) == 1
+    absent = int(table.loc[table["id"].isin(new)]["id"].str.startswith("1").sum())
+    absent += int(again["id"].str.startswith("1").sum())
+    assert done.fields_absent.startswith(f"{absent} row(s) not tombstones"), done.fields_absent
+    # the tie again, unchanged: no commit, and nothing said again of its rows
+    assert unchanged.rows_received >= len(new) and unchanged.rows_written == 0
+    assert unchanged.fields_null is None and unchanged.fields_absent is None
+    assert not _said(caught_again, NULL) and not _said(caught_again, "absent rather than null")
+
+
+def test_the_cli_prints_each_feed_finding_once(via, proxy, tmp_path, capsys, monkeypatch, sandbox):
+    """``dealframe mirror sync`` printed each of these twice: a warning line, and the report's
+    line under its entity. Now the report's line only."""
+    from dealframe.cli import main
+
+    proxy.add(
+        COMPANIES,
+        set_field("name", None, first=2),
+        drop_field("website", first=3),
+        set_field("ticker_symbol", "X"),
+        method="POST",
+    )
+    for name, value in {
+        "DEALFRAME_BASE_URL": proxy.url,
+        "DEALFRAME_PUBLIC_TOKEN": sandbox.public_token,
+        "DEALFRAME_PRIVATE_KEY": sandbox.private_key,
+        "DEALFRAME_CACHE": "off",
+    }.items():
+        monkeypatch.setenv(name, value)
+    capsys.readouterr()
+    folder = str(tmp_path / "m")
+    status = main(["mirror", "sync", folder, "--no-progress", "--entities", "companies"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    for text in (NULL, NOT_MIRRORED, "absent rather than null"):
+        assert text in out, (text, out)
+        assert text not in err, (text, err)

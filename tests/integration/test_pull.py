@@ -328,3 +328,15 @@ def test_a_slip_of_the_commands_own_option_is_said(service, tmp_path, capsys, mo
         ["deals", "--sandbox", "-o", str(tmp_path / "d.csv"), "--limt", "5"], capsys
     )
     assert code == 2 and "did you mean '--limit'?" in err, err
+
+
+@pytest.mark.parametrize("sort", ["deal_date:up", ":asc", "deal_date:desc,name"])
+def test_a_sort_of_the_wrong_form_is_refused_before_a_service_is_read(
+    sort, tmp_path, capsys, monkeypatch
+):
+    """The form of ``--sort`` needs no discovery document: an unreachable service is not
+    tried (it said ``cannot connect``), as the Python API's ``sort`` is checked first."""
+    monkeypatch.setenv("DEALFRAME_BASE_URL", "http://127.0.0.1:1")
+    monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", "k" * 12)
+    code, _, err = _pull(["deals", "-o", str(tmp_path / "d.csv"), "--sort", sort], capsys)
+    assert code == 2 and "invalid --sort" in err and "connect" not in err, err

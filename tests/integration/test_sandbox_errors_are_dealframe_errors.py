@@ -93,7 +93,9 @@ def test_a_bad_change_is_a_validation_error_and_the_admin_400_still_quotes_it(sb
     error = _caught(lambda: Changes(sb.state, seed=1).insert("dealz", 3))
     assert type(error) is ChangeInputError and isinstance(error, dealframe.ValidationError)
     assert (error.argument, error.got) == ("entity", "dealz")
-    assert str(error) == "entity: 'dealz' is not one of companies, investors, deals"
+    assert str(error) == (
+        "entity: 'dealz' is not one of companies, investors, deals (did you mean 'deals'?)"
+    )
     assert _total(sb) == before  # nothing was changed
     answer = requests.post(
         f"{sb.url}/admin/v1/changes",

@@ -267,4 +267,4 @@ def test_typed_rows_are_all_checked_not_the_first_alone() -> None:
     assert build_frame(typed, INVESTOR_LIST)["id"].tolist() == ["a"]
     error = _refused(lambda: build_frame([*typed, 5], INVESTOR_LIST), "records[1]")
     assert "int" in str(error)
-    _refused(lambda: list_page_columns("investors", [*typed, {"id": "b"}]), "investors[1]")
+    _refused(lambda: list_page_columns("investors", [*typed, {"id": "b"}]), "items[1]")

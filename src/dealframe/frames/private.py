@@ -118,7 +118,7 @@ def company_profiles_frame(items: Items) -> pd.DataFrame:
     >>> df.loc[0, "valuation_market_cap"], pd.isna(df.loc[0, "stock_listing_ticker"])
     (np.float64(5.0), True)
     """
-    return build_frame(as_records(items, "company_profiles"), COMPANY_PROFILE, _PROFILE_PREFIXES)
+    return build_frame(as_records(items, "items"), COMPANY_PROFILE, _PROFILE_PREFIXES)
 
 
 @checked_keywords
@@ -134,7 +134,7 @@ def investor_profiles_frame(items: Items) -> pd.DataFrame:
     >>> int(df.loc[0, "stats_total_deals"])
     12
     """
-    return build_frame(as_records(items, "investor_profiles"), INVESTOR_PROFILE, _PROFILE_PREFIXES)
+    return build_frame(as_records(items, "items"), INVESTOR_PROFILE, _PROFILE_PREFIXES)
 
 
 def _top_frame(profiles: Any, key: str, schema: Schema) -> pd.DataFrame:
@@ -144,7 +144,7 @@ def _top_frame(profiles: Any, key: str, schema: Schema) -> pd.DataFrame:
     else:
         pairs = (
             (p.get("id"), (p.get("stats") or {}).get(key))
-            for p in as_records(profiles, "investor_profiles")
+            for p in as_records(profiles, "profile_items")
         )
     rows: list[dict[str, Any]] = []
     for investor_id, entries in pairs:
@@ -306,7 +306,7 @@ def deals_frame(
     >>> df.loc[0, "buyers"]
     '[{"country":null,"id":"b","name":"B","short_name":null,"website":null}]'
     """
-    records = as_records(items, "deals")
+    records = as_records(items, "items")
     schema = DEAL_PROFILE if (_is_profile(records) if profile is None else profile) else DEAL_LIST
     return _deals_joined([_deal_columns(records, schema)], schema, with_role)
 
@@ -394,8 +394,8 @@ def list_page_columns(entity: str, items: Items) -> Any:
     """
     columns, nested, extra = LIST_SHAPES[choice(entity, "entity", LIST_SHAPES)]
     if entity == "transactions":
-        return _deal_columns(as_records(items, entity), columns)
-    return build_columns(as_records(items, entity), columns, nested, extra)
+        return _deal_columns(as_records(items, "items"), columns)
+    return build_columns(as_records(items, "items"), columns, nested, extra)
 
 
 @checked_keywords
@@ -444,7 +444,7 @@ def company_investors_frame(items: Items) -> pd.DataFrame:
     >>> df["rounds_participated"].dtype
     Int64Dtype()
     """
-    return build_frame(as_records(items, "company_investors"), COMPANY_INVESTORS)
+    return build_frame(as_records(items, "items"), COMPANY_INVESTORS)
 
 
 @checked_keywords
@@ -456,7 +456,7 @@ def portfolio_frame(items: Items) -> pd.DataFrame:
     >>> portfolio_frame([{"id": "c", "first_invested": "2021-03-04"}])["first_invested"].dtype
     dtype('<M8[us]')
     """
-    return build_frame(as_records(items, "portfolio"), PORTFOLIO)
+    return build_frame(as_records(items, "items"), PORTFOLIO)
 
 
 @checked_keywords
@@ -468,7 +468,7 @@ def co_investors_frame(items: Items) -> pd.DataFrame:
     >>> co_investors_frame([])["shared_deals"].dtype
     Int64Dtype()
     """
-    return build_frame(as_records(items, "co_investors"), CO_INVESTORS)
+    return build_frame(as_records(items, "items"), CO_INVESTORS)
 
 
 @checked_keywords
@@ -487,7 +487,7 @@ def resolve_frames(items: Items) -> tuple[pd.DataFrame, pd.DataFrame]:
     >>> res.loc[0, "match_type"], cand.loc[0, "rank"]
     ('ambiguous', np.int64(1))
     """
-    records = as_records(items, "resolve")
+    records = as_records(items, "items")
     results = build_frame(
         [{k: v for k, v in r.items() if k != "candidates"} for r in records], RESOLVE_RESULTS
     )
@@ -530,7 +530,7 @@ def aggregate_frame(data: Items, meta: Mapping[str, Any] | None = None) -> pd.Da
     """
     if isinstance(data, Mapping) and "data" in data and meta is None:
         meta = data.get("meta")
-    records = as_records(data, "aggregate")
+    records = as_records(data, "data")
     if meta is not None and not isinstance(meta, Mapping):
         raise ValidationError("meta", "an object", got=meta)
     meta = dict(meta or {})

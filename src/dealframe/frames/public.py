@@ -195,7 +195,7 @@ def search_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
     >>> df.loc["ACME-USA", "enterpriseValue"], df.index.name
     (np.float64(12.0), 'sku')
     """
-    return build_frame(as_records(items, "search"), COMPANY_IDENTIFIER, index="sku")
+    return build_frame(as_records(items, "items"), COMPANY_IDENTIFIER, index="sku")
 
 
 @checked_keywords
@@ -213,7 +213,7 @@ def current_frame(items: Iterable[Mapping[str, Any]] | None) -> pd.DataFrame:
     >>> df.columns[-1], df["employeeCount"].dtype
     ('employeeCount', dtype('float64'))
     """
-    return build_frame(as_records(items, "current"), CURRENT_DATA, index="sku")
+    return build_frame(as_records(items, "items"), CURRENT_DATA, index="sku")
 
 
 @checked_keywords
@@ -549,7 +549,8 @@ def time_series_wide(
      ('ruleOf40', 'C-USA'), ('ruleOf40', 'A-USA')]
     """
     fields, skus = _check_names("fields", fields), _check_names("skus", skus)
-    records = as_records(items, "time_series")
+    _check_found(found)
+    records = as_records(items, "items")
     lo, hi = _bounds(date_from, date_to)
     skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found, skus, (lo, hi))
     if not len(months) and (lo is None or hi is None):
@@ -595,6 +596,22 @@ def _check_names(argument: str, names: Any) -> list[str] | None:
     return listed
 
 
+def _check_found(found: Any) -> None:
+    """Refuse a ``found`` of a shaping function that is neither a
+    :class:`~dealframe.contract.Findings` nor None (it would be read only once something is
+    said to it).
+
+    Examples
+    --------
+    >>> _check_found(1 + 2j)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid found: expected a dealframe.contract.Findings or None, got (1+2j)
+    """
+    if found is not None and not isinstance(found, Findings):
+        raise ValidationError("found", "a dealframe.contract.Findings or None", got=found)
+
+
 @checked_keywords
 def time_series_long(
     items: Iterable[Mapping[str, Any]] | None,
@@ -622,7 +639,8 @@ def time_series_long(
     (Period('2024-01', 'M'), period[M])
     """
     fields = _check_names("fields", fields)
-    records = as_records(items, "time_series")
+    _check_found(found)
+    records = as_records(items, "items")
     window = _bounds(date_from, date_to)
     skus, field_list, f_idx, s_idx, months, vals = _collect(records, fields, found, None, window)
     if not len(months):
@@ -1459,7 +1477,7 @@ def group_time_series_frame(
     """
     fields = _check_names("fields", fields)
     items, meta = _unwrap(items, meta)
-    records = as_records(items, "group_time_series")
+    records = as_records(items, "items")
     columns: dict[str, None] = dict.fromkeys(fields or ())
     ords: list[int] = []
     for i, rec in enumerate(records):

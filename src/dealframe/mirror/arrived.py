@@ -1,32 +1,42 @@
-"""What the change feed's pages hold that the mirror's table does not keep as documented.
+"""What the change feed's rows hold that the mirror's table does not keep as documented.
 
 Two things, each said once per entity and sync (not once per page), in the sync's report and
 with a :class:`~dealframe.ServiceContractWarning`:
 
 * **nulls where the interface document gives none** (a company's ``name``, a deal's
-  ``deal_date`` ...: :data:`~dealframe.contract.NOT_NULL`). The client's list calls say them
-  (``null_field``); the feed's pages, read one at a time by
-  :meth:`~dealframe.private.api.PrivateApi.page`, are checked here by the same function,
-  :func:`~dealframe.contract.null_fields`, over the rows of every page read. A field *absent*
-  from an item (not sent null) is not counted: the sync says those rows apart
-  (``fields_absent``, :mod:`.absent`). The rows are written with the nulls, as sent.
+  ``deal_date`` ...: :data:`~dealframe.contract.NOT_NULL`, less ``updated_at`` and
+  ``deleted``, which stop the walk first). The client's list calls say them
+  (``null_field``); the feed's rows are checked here by the same function,
+  :func:`~dealframe.contract.null_fields`. A field *absent* from an item (not sent null) is
+  not counted: the sync says those rows apart (``fields_absent``, :mod:`.absent`). The rows
+  are written with the nulls, as sent.
 * **fields outside the table**: a field the service sends beyond the interface document (an
   extra column of the client's frame, such as ``ticker_symbol``) is not stored, since the
   tables' schema is fixed (:func:`~dealframe.mirror.schema.to_arrow` drops it); the fields
   dropped are named.
 
+Both count distinct rows, each id's latest read (the one the table is written with), in the
+units of the report's ``rows_received`` and ``fields_absent``: :meth:`Arrived.add` takes the
+rows in the order they are staged (:class:`~dealframe.mirror.store.StagedRows`), and
+:meth:`Arrived.nulls` and :meth:`Arrived.not_mirrored` take the staged rows' mask of latest
+reads (:meth:`~dealframe.mirror.store.StagedRows.keep_mask`), so a row the feed returns
+again (the page boundary's overlap, a tie read again) counts once, as last read.
+
 Examples
 --------
->>> import pandas as pd
+>>> import numpy as np, pandas as pd
 >>> seen = Arrived("companies")
 >>> page = pd.DataFrame({"id": ["a", "b"], "name": [None, "Beta"], "deleted": [False, False],
 ...                      "updated_at": pd.to_datetime(["2024-01-01"] * 2, utc=True),
 ...                      "ticker_symbol": ["AAA", None]})
->>> page.attrs["absent"] = {}
 >>> seen.add(page)
->>> print(seen.nulls())
-null where the document gives no null: name in 1 of 2 rows: id a (rows kept; they fall out of anything filtered, grouped or bucketed on it)
->>> print(seen.not_mirrored())
+>>> seen.add(page.assign(name=["Alpha", None]).iloc[:1])  # a read again, the later wins
+>>> keep = np.array([False, True, True])  # the latest read of each id
+>>> print(seen.nulls(keep))
+None
+>>> print(seen.nulls())  # every read counted
+null where the document gives no null: name in 1 of 3 rows: id a (rows kept; they fall out of anything filtered, grouped or bucketed on it)
+>>> print(seen.not_mirrored(keep))
 fields not mirrored (beyond the interface document's fields of a list item: the table's columns are fixed, so they are not stored): ticker_symbol (a value in 1 of 2 rows)
 """
 
@@ -38,44 +48,41 @@ import numpy as np
 import pandas as pd
 
 from ..contract import NOT_NULL, Findings, null_fields
-from .schema import ABSENT, absent_columns, api_entity, arrow_schema
+from .schema import ABSENT, api_entity, arrow_schema
 
 __all__ = ["Arrived"]
 
 #: What stands, in the rows kept for the null check, for a value sent or a field absent from
 #: its item: not null (only values sent as null are counted).
 _NOT_NULL_HERE = True
+#: The column of the rows kept for the null check holding each row's position among the reads.
+_AT = "__at__"
 
 
 @dataclass
 class Arrived:
-    """What the change feed of ``entity`` held, page by page (:meth:`add`), that a sync says
-    once: nulls where the document gives none (:meth:`nulls`), and fields the table does not
-    store (:meth:`not_mirrored`).
+    """What the change feed of ``entity`` held, frame by frame as staged (:meth:`add`), that a
+    sync says once: nulls where the document gives none (:meth:`nulls`), and fields the table
+    does not store (:meth:`not_mirrored`).
 
-    Memory holds only the rows with such a null (their id and the checked columns) and a
-    count per extra field, whatever the number of rows read. A row the feed returns twice
-    (the overlap, a record changed while the walk went on) counts twice, as the feed's other
-    values said once per sync do.
+    Memory holds only the rows with such a null (their id, position and the checked columns)
+    and the positions of the rows holding a value of an extra field (8 bytes each), whatever
+    the number of rows read. Counted over the latest read of each id (the ``keep`` mask of
+    the staged rows), a row the feed returns twice counts once, as it was last read; the
+    report's ``rows_received`` and ``fields_absent`` count so.
 
     Attributes
     ----------
     entity : str
         ``companies``, ``investors`` or ``deals``.
     rows : int
-        Rows read.
+        Rows read (every read counted: the position of the next one).
     """
 
     entity: str
     rows: int = 0
     _nulled: list[pd.DataFrame] = field(default_factory=list, repr=False)
-    _extra: dict[str, int] = field(default_factory=dict, repr=False)
-
-    def clear(self) -> None:
-        """Forget every page (a walk read again from its start)."""
-        self.rows = 0
-        self._nulled.clear()
-        self._extra.clear()
+    _extra: dict[str, list[np.ndarray]] = field(default_factory=dict, repr=False)
 
     def _checked(self) -> list[str]:
         """The columns the document gives no null, of the entity's table."""
@@ -83,63 +90,87 @@ class Arrived:
         return [c for c in NOT_NULL.get(api_entity(self.entity), ()) if c in stored]
 
     def add(self, frame: pd.DataFrame) -> None:
-        """Note one feed page (the client's frame of it, ``attrs["absent"]`` naming the items
-        that lacked each documented field)."""
+        """Note the rows of one feed frame, in the order they are staged (its
+        :data:`~dealframe.mirror.schema.ABSENT` column naming the table columns each row's item
+        lacked, when any did)."""
         if not len(frame):
             return
-        self.rows += len(frame)
+        start, self.rows = self.rows, self.rows + len(frame)
         stored = set(arrow_schema(self.entity).names) | {ABSENT}
         for name in frame.columns:
             if name not in stored:
-                self._extra[name] = self._extra.get(name, 0) + int(frame[name].notna().sum())
+                held = np.flatnonzero(frame[name].notna().to_numpy()) + start
+                self._extra.setdefault(name, []).append(held)
         checked = self._checked()
         if not checked:
             return
-        view = pd.DataFrame(
-            {
-                "id": frame["id"].astype(object),
-                **{  # a column the frame lacks: a field absent from every item, said apart
-                    c: frame[c].astype(object) if c in frame.columns else _NOT_NULL_HERE
-                    for c in checked
-                },
-            }
-        )
-        for name, ids in (frame.attrs.get("absent") or {}).items():
-            lacking = view["id"].isin(list(ids)).to_numpy()
-            for column in absent_columns(self.entity, [name]):
-                if column in checked and lacking.any():
-                    view.loc[lacking, column] = _NOT_NULL_HERE  # absent, not sent null
-        scratch = Findings("the change feed")
-        if null_fields(view, api_entity(self.entity), scratch):  # the client's own check
-            self._nulled.append(view.loc[view[checked].isna().any(axis=1).to_numpy()])
+        values = {  # object columns (no inferred dtype), so a True can stand in any of them
+            "id": frame["id"].to_numpy(dtype=object),
+            **{  # a column the frame lacks: a field absent from every item, said apart
+                c: frame[c].to_numpy(dtype=object)
+                if c in frame.columns
+                else np.full(len(frame), _NOT_NULL_HERE, dtype=object)
+                for c in checked
+            },
+        }
+        view = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in values.items()})
+        view[_AT] = np.arange(start, self.rows, dtype=np.int64)
+        if ABSENT in frame.columns:  # absent from the item, not sent null: not counted here
+            for row, lacked in enumerate(frame[ABSENT].tolist()):
+                for column in lacked if isinstance(lacked, tuple) else ():
+                    if column in checked:
+                        view.iat[row, view.columns.get_loc(column)] = _NOT_NULL_HERE
+        nulled = view[checked].isna().any(axis=1).to_numpy()
+        if nulled.any():
+            self._nulled.append(view.loc[nulled])
 
-    def nulls(self) -> str | None:
-        """The ``null_field`` finding of every page read, worded by
-        :func:`~dealframe.contract.null_fields` over all their rows; None when there is none."""
+    def _kept(self, keep: np.ndarray | None) -> int:
+        """Rows counted: the latest read of each id (``keep``), else every read."""
+        if keep is not None and len(keep) != self.rows:
+            raise ValueError(f"a mask of {len(keep)} reads for {self.rows} rows read")
+        return self.rows if keep is None else int(keep.sum())
+
+    def nulls(self, keep: np.ndarray | None = None) -> str | None:
+        """The ``null_field`` finding of the rows read, worded by
+        :func:`~dealframe.contract.null_fields` over the latest read of each id (``keep``: a
+        mask over every read, :meth:`~dealframe.mirror.store.StagedRows.keep_mask`; None:
+        every read); None when there is none."""
         if not self._nulled:
             return None
-        checked = self._checked()
+        rows = self._kept(keep)
         nulled = pd.concat(self._nulled, ignore_index=True)
-        others = self.rows - len(nulled)  # rows without such a null: only their number counts
+        if keep is not None:
+            nulled = nulled.loc[keep[nulled[_AT].to_numpy()]]
+        if not len(nulled):
+            return None
+        checked = self._checked()
+        others = rows - len(nulled)  # rows without such a null: only their number counts
         filler = {c: np.full(others, _NOT_NULL_HERE, dtype=object) for c in checked}
-        rows = pd.concat(
-            [nulled, pd.DataFrame({"id": np.full(others, None, dtype=object), **filler})],
+        every = pd.concat(
+            [
+                nulled.drop(columns=_AT),
+                pd.DataFrame({"id": np.full(others, None, dtype=object), **filler}),
+            ],
             ignore_index=True,
         )
         found = Findings("the change feed")
-        null_fields(rows, api_entity(self.entity), found)
+        null_fields(every, api_entity(self.entity), found)
         return "; ".join(f.message for f in found) or None
 
-    def not_mirrored(self) -> str | None:
+    def not_mirrored(self, keep: np.ndarray | None = None) -> str | None:
         """The fields read that the table does not store, with the rows that held a value of
-        each; None when there is none."""
+        each, over the latest read of each id (``keep``, as :meth:`nulls`); None when there
+        is none."""
         if not self._extra:
             return None
+        rows = self._kept(keep)
+        counts = {}
+        for name, parts in self._extra.items():
+            held = np.concatenate(parts)
+            counts[name] = len(held) if keep is None else int(keep[held].sum())
         shown = ", ".join(
-            f"{name} (a value in {n:,} of {self.rows:,} rows)"
-            if n
-            else f"{name} (null in all {self.rows:,})"
-            for name, n in self._extra.items()
+            f"{name} (a value in {n:,} of {rows:,} rows)" if n else f"{name} (null in all {rows:,})"
+            for name, n in counts.items()
         )
         return (
             "fields not mirrored (beyond the interface document's fields of a list item: the "

@@ -125,19 +125,31 @@ def _sync(args: argparse.Namespace) -> int:
 
     progress = False if args.no_progress else None
     _path_ready(args.path, new=True, migrates=True, writes=True)
-    with service_client(args, progress=None) as client, warnings.catch_warnings():
-        # the report's lines below say each divergence (stamped ahead, counts): once
-        warnings.simplefilter("ignore", MirrorDivergenceWarning)
-        report = sync(
-            client,
-            args.path,
-            args.entities or ENTITIES,
-            overlap=args.overlap,
-            progress=progress,
-            lock_timeout=args.lock_timeout,
-            repair=args.repair,
-            allow_other_source=args.allow_other_source,
-        )
+    report = None
+    held: list[warnings.WarningMessage] = []
+    try:
+        with service_client(args, progress=None) as client:
+            with warnings.catch_warnings(record=True) as caught:
+                # the report's lines below say each divergence (stamped ahead, counts): once
+                warnings.simplefilter("ignore", MirrorDivergenceWarning)
+                try:
+                    report = sync(
+                        client,
+                        args.path,
+                        args.entities or ENTITIES,
+                        overlap=args.overlap,
+                        progress=progress,
+                        lock_timeout=args.lock_timeout,
+                        repair=args.repair,
+                        allow_other_source=args.allow_other_source,
+                    )
+                finally:
+                    held = list(caught)
+    finally:  # said as they came, but those the report's lines below say: once, there
+        for w in held:
+            if report is None or not _in_report(str(w.message), report):
+                warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    assert report is not None
     for r in report.entities.values():
         kind = "full" if r.full else f"since {r.since}"
         print(
@@ -154,6 +166,20 @@ def _sync(args: argparse.Namespace) -> int:
             if note:
                 print(f"{'':<10} {note}")
     return 0
+
+
+def _in_report(message: str, report: Any) -> bool:
+    """Whether ``message``, a warning of the sync, is a finding the report's lines print under
+    its entity (``fields_absent``, ``fields_null``, ``fields_not_mirrored``: warned as ``the
+    change feed of ENTITY: ...``), so that it is printed once."""
+    for r in report.entities.values():
+        head = f"the change feed of {r.entity}: "
+        if not message.startswith(head):
+            continue
+        text = message.removeprefix(head)
+        if text in (r.fields_null, r.fields_not_mirrored) or text in (r.fields_absent or ""):
+            return True
+    return False
 
 
 def _size(n: int) -> str:

@@ -48,7 +48,6 @@ import pandas as pd
 from ..errors import ApiError, BadRequestError, ServiceContractError, ValidationError
 from ..notices import ServiceContractWarning, findings_held, holding, user_stacklevel
 from ..transport.refusals import TOO_LARGE
-from .arrived import Arrived
 from .ids import KeyIndex, id_keys
 from .schema import ABSENT, absent_columns, api_entity
 
@@ -81,6 +80,9 @@ _OUTSIDE = re.compile(
     r"(?P<more> and [\d,]+ more)? (?P<tail>\(rows kept, [^()]*\))"
 )
 _SHOWN = re.compile(r"(?P<value>.+?) \((?P<n>[\d,]+)(?P<rest>(?:; [^()]*)?)\)(?:, |$)")
+#: A finding's ``where`` naming its page (``POST /x page 3``): the page is left out of a
+#: ``bad_meta`` said once per sync.
+_PAGE_NAMED = re.compile(r" page \d+$")
 
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
@@ -125,10 +127,6 @@ class ClientFetch:
         The service's number of a query's first page, as this fetch counts: taken from the
         client when the fetch is made and changed only by this fetch's own finding, so a list
         call on another thread that learns it meanwhile cannot renumber a walk half read.
-    arrived : Arrived
-        What the pages kept held beyond what the table keeps as documented: nulls where the
-        document gives none, fields the table does not store (:mod:`.arrived`), said once by
-        the sync.
     """
 
     client: Any
@@ -139,11 +137,9 @@ class ClientFetch:
     again: int = 0
     whole_again: list[str] = field(default_factory=list)
     origin: int = field(init=False)
-    arrived: Arrived = field(init=False)
 
     def __post_init__(self) -> None:
         self.name = api_entity(self.entity)
-        self.arrived = Arrived(self.entity)
         self.origin = self.client.private._first_page  # 0 once the service is seen doing so
         known = getattr(self.client.private, "_list_page_size", self.size)
         self.size = min(self.size, known)  # what this client has learnt of the service
@@ -170,7 +166,6 @@ class ClientFetch:
                 frame, total = first, first.attrs.get("total")
         self._check_ids(frame, page - 1 + self.origin)
         self._check_deleted(frame, page - 1 + self.origin)
-        self.arrived.add(frame)
         self._mark_absent(frame)
         return frame, None if total is None else int(total)
 
@@ -316,7 +311,8 @@ def values_noted() -> AbstractContextManager[list[str]]:
     """Within it, the values outside a vocabulary that the change feed's pages hold
     (``unknown_value`` findings, :func:`warn_held`) are not warned page by page: each
     finding's message is noted in the list yielded, for the caller to say once per field
-    (:func:`said_values`). It holds for the current thread or task only."""
+    (:func:`said_values`); so is a ``meta`` the pages contradict (``bad_meta``), once, of
+    the endpoint. It holds for the current thread or task only."""
     return holding(_VALUES_NOTED, [])
 
 
@@ -399,9 +395,21 @@ def warn_held(said: list[str], frame: pd.DataFrame, *, absent: bool = True) -> N
         for r in records
         if r.get("kind") == "unknown_value"
     }
+    # a meta every page says alike (no total nor has_more ...): once per sync, of the
+    # endpoint, not of each page (its words are the same on every page of every query)
+    meta = {
+        f"{r.get('where')}: {r.get('message')}": f"{_PAGE_NAMED.sub('', str(r.get('where')))}: "
+        f"{r.get('message')}"
+        for r in records
+        if r.get("kind") == "bad_meta"
+    }
     noted = _VALUES_NOTED.get()
     for message in said:
         if message in outside:
+            continue
+        if message in meta and noted is not None:
+            if meta[message] not in noted:  # said_values keeps it once, as it is
+                noted.append(meta[message])
             continue
         if message in valued and not absent:  # a count request's one row: the pages say it
             continue

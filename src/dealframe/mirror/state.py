@@ -139,8 +139,30 @@ def check_source(
             f"the mirror at {root} was synced from {before}, not from {here}: its records "
             "would be merged with another service's. Sync from that service, sync into a new "
             "folder, or pass allow_other_source=True (--allow-other-source) to merge them"
+            + _named_two_ways(before, here)
         )
     return here
+
+
+def _named_two_ways(before: str, here: str | None) -> str:
+    """A hint when one side names a sandbox by its data and the other a service by its URL:
+    a client on a URL cannot tell which service answers there, so the two are not equated.
+
+    Examples
+    --------
+    >>> _named_two_ways("http://127.0.0.1:9000", "dealframe-sandbox (seed 7)")[:45]
+    '. (A client made with Client(url) names its s'
+    >>> _named_two_ways("http://127.0.0.1:9000", "http://127.0.0.1:9001")
+    ''
+    """
+    sides = {before.startswith(SANDBOX_SOURCE), (here or "").startswith(SANDBOX_SOURCE)}
+    if sides != {True, False}:
+        return ""
+    return (
+        ". (A client made with Client(url) names its source by the URL, one made with "
+        "Client.for_sandbox(sb) by the sandbox's data: a client on a URL cannot tell which "
+        "service answers there. If this is the same sandbox, make both clients the same way.)"
+    )
 
 
 def holds_tables(root: Path) -> bool:

@@ -30,6 +30,7 @@ from ..frames.normalize import no_offset_text, numbers_noted, offsets_noted, war
 from ..notices import ServiceContractWarning, findings_held, user_stacklevel
 from ..transport.paging import interactive, progress_bar
 from .ahead import read_ahead
+from .arrived import Arrived
 from .commit import commit_entity
 from .durable import LOCK_NAME, mirror_lock
 from .errors import (
@@ -129,10 +130,13 @@ class EntityReport:
     them null when there is none; live rows have them null (a service that leaves nulls out);
     each also said with a :class:`~dealframe.ServiceContractWarning`. ``fields_null`` says
     the nulls the feed sent where the interface document gives none (a company's ``name``),
-    as the client's list calls say them (``null_field``), over every page read: the rows are
-    written with them. ``fields_not_mirrored`` names the fields the feed sent that the table
-    does not store (beyond the document's fields of a list item: its columns are fixed). Both
-    once per sync, each also said with a :class:`~dealframe.ServiceContractWarning`.
+    as the client's list calls say them (``null_field``): the rows are written with them.
+    ``fields_not_mirrored`` names the fields the feed sent that the table does not store
+    (beyond the document's fields of a list item: its columns are fixed). Both once per sync,
+    each also said with a :class:`~dealframe.ServiceContractWarning`; like ``fields_absent``,
+    they count each record once, as last read (:mod:`~dealframe.mirror.arrived`). None of the
+    three is said by a sync that writes nothing: every row it read was one the overlap read
+    again, which the table holds as it is (the sync that wrote it said it).
 
     Examples
     --------
@@ -557,9 +561,11 @@ def _walk(
     progress: _Progress,
     until: pd.Timestamp | None = None,
     entity: str = "",
+    arrived: Arrived | None = None,
 ) -> tuple[FeedWalk, int, int, int]:
     """Walk the feed from ``since`` into ``staged`` (again from where a tie moved, up to
-    ``_MAX_PASSES`` times); the last walk, rows received, requests and passes.
+    ``_MAX_PASSES`` times), and into ``arrived`` in the same order; the last walk, rows
+    received, requests and passes.
 
     The bar is closed however the walk ends: a walk that raised (the service down part-way)
     left it open, the error printed on its line and tqdm holding it for as long as the
@@ -576,13 +582,14 @@ def _walk(
             walk = FeedWalk(fetch, since, page_size, until, strict=strict)
             for frame in walk:
                 staged.add(frame)
+                if arrived is not None:  # the same rows in the same order: staged.keep_mask
+                    arrived.add(frame)
                 progress.update(walk)
             received += walk.rows
             requests += walk.requests
             strict = walk.strict
             if isinstance(fetch, ClientFetch) and fetch.from_0 != learnt:
                 since = start  # every page 1 so far was the second page: read it all again
-                fetch.arrived.clear()
                 continue
             if walk.unstable_from is None:
                 break
@@ -619,8 +626,6 @@ def _sync_entity(
     conflicted: bool = False,
 ) -> EntityReport:
     started = time.perf_counter()
-    if isinstance(fetch, ClientFetch):  # a rebuild reads the feed again: say what it reads
-        fetch.arrived.clear()
     until = pd.Timestamp.now(tz="UTC") + overlap  # no checkpoint past the sync's start
     table, problem = inspect_table(root, entity, deep=repair)
     problem = problem or force_full
@@ -646,13 +651,14 @@ def _sync_entity(
         rows_per_file=rows_per_file,
         reread_until=None if full else pd.Timestamp(old),
     )
+    arrived = Arrived(entity)  # what the rows hold that the table does not keep as documented
     progress.start(entity)
     rebuild: str | None = None  # what a closer look found wrong, when the upsert failed
     again = False  # another writer committed to the table while this sync wrote it
     # an upsert in memory reads every row of the table: read them while the feed is walked
     with read_ahead(root / entity, None if full else table, entity) as ahead:
         walk, received, requests, passes = _walk(
-            fetch, since, staged, page_size, progress, until, entity
+            fetch, since, staged, page_size, progress, until, entity, arrived
         )
         checkpoint = walk.checkpoint
         if walk.unstable_from is not None and checkpoint is not None:
@@ -742,10 +748,8 @@ def _sync_entity(
         problem,
     )
     report.filter_strict = walk.strict
-    if staged.said:  # rows that lacked documented fields: the table's values kept, or nulls
-        report.fields_absent = "; ".join(staged.said)
-        for text in staged.said:
-            said.append((ServiceContractWarning, f"the change feed of {entity}: {text}"))
+    if written or full:  # else every row read is a re-read the table holds as it is (no
+        _rows_said(report, staged, arrived, said)  # commit): the sync that wrote it said it
     if walk.ahead:
         report.stamped_ahead = (
             f"{walk.ahead} row(s) stamped after {_iso(until)} (this machine's clock at the "
@@ -755,6 +759,20 @@ def _sync_entity(
         )
         _diverge(said, f"the mirror's {entity} feed: {report.stamped_ahead}")
     return report
+
+
+def _rows_said(report: EntityReport, staged: StagedRows, arrived: Arrived, said: Said) -> None:
+    """Say, in ``report`` and once each among the sync's warnings, what the rows read held
+    that the table does not keep as documented: fields absent from their items
+    (``fields_absent``), nulls where the document gives none (``fields_null``) and fields the
+    table does not store (``fields_not_mirrored``), each record counted once, as last read."""
+    latest = staged.keep_mask(0, staged.position)  # each id's latest read, as written
+    report.fields_absent = "; ".join(staged.said) or None  # the table's values kept, or nulls
+    report.fields_null = arrived.nulls(latest)
+    report.fields_not_mirrored = arrived.not_mirrored(latest)
+    for found in (*staged.said, report.fields_null, report.fields_not_mirrored):
+        if found:
+            said.append((ServiceContractWarning, f"the change feed of {report.entity}: {found}"))
 
 
 def _asked_again(fetch: ClientFetch, done: EntityReport, said: Said) -> None:
@@ -773,17 +791,6 @@ def _asked_again(fetch: ClientFetch, done: EntityReport, said: Said) -> None:
             f"the change feed of {done.entity}: {done.page_asked_again}; no rows are missing",
         )
     )
-
-
-def _arrived_said(fetch: ClientFetch, done: EntityReport, said: Said) -> None:
-    """Say, in ``done`` and once among the sync's warnings, the nulls the feed sent where the
-    document gives none and the fields it sent that the table does not store
-    (:class:`~dealframe.mirror.arrived.Arrived`)."""
-    done.fields_null = fetch.arrived.nulls()
-    done.fields_not_mirrored = fetch.arrived.not_mirrored()
-    for text in (done.fields_null, done.fields_not_mirrored):
-        if text:
-            said.append((ServiceContractWarning, f"the change feed of {done.entity}: {text}"))
 
 
 def _diverge(said: Said, message: str) -> None:
@@ -1137,7 +1144,6 @@ def sync(
                             done.page_size_refused = "; ".join(fetch.refused) or None
                             done.page_from_0 = fetch.from_0
                             _asked_again(fetch, done, said)
-                            _arrived_said(fetch, done, said)
                             _compare_counts(client, root, done, said)
                     current = None
                     recover(root)  # the staging folder of this sync

@@ -37,6 +37,7 @@ from ..contract import (
     read_items,
     rows_deduped,
     shaping,
+    written,
 )
 from ..errors import ApiError
 from ..frames import private as shape
@@ -260,9 +261,10 @@ def _meta_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
     (:data:`_AGGREGATE_FLAGS`) written as text (``"true"``, ``"FALSE"``) read as booleans
     (:func:`~dealframe.contract.as_flag`), one ``bad_meta`` finding naming them all in the
     words of a list page's ``meta`` (so that ``total_deals`` is compared with the buckets'
-    ``n``). A value that is no count (``"lots"``, ``-3``, ``2.5``) is left as served, never
-    trusted, with one ``bad_meta`` finding naming them (the threshold's is said by
-    :func:`_threshold_said`); one that is no boolean too, with a ``bad_meta`` finding.
+    ``n``). A value that is no count (``"lots"``, ``-3``, ``2.5``, null: the document types
+    each an integer) is left as served, never trusted, with one ``bad_meta`` finding naming
+    them (the threshold's is said by :func:`_threshold_said`); one that is no boolean (null
+    too), with a ``bad_meta`` finding. A member absent is not looked at here.
 
     Examples
     --------
@@ -272,6 +274,10 @@ def _meta_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
     {'total_deals': 12, 'methodology': {'small_n_threshold': 5, 'empty_buckets_returned': True}}
     >>> print(found.items[0].message)
     meta.total_deals, meta.methodology.small_n_threshold, meta.methodology.empty_buckets_returned written as text (or a float), not as a JSON integer or boolean: read as the value written
+    >>> _meta_read({"total_deals": None}, found)["total_deals"] is None
+    True
+    >>> print(found.items[-1].message)
+    meta.total_deals is null: not a non-negative integer, left as served and not trusted (total_deals is not compared with the buckets' n)
     """
     out = dict(meta)
     method = out.get("methodology")
@@ -281,14 +287,14 @@ def _meta_read(meta: Mapping[str, Any], found: Findings) -> dict[str, Any]:
     uncounted: list[str] = []
     for path in _AGGREGATE_COUNTS + _AGGREGATE_FLAGS:
         holder = out if len(path) == 1 else out.get(path[0])
-        if not isinstance(holder, dict) or holder.get(path[-1]) is None:
-            continue
+        if not isinstance(holder, dict) or path[-1] not in holder:
+            continue  # absent: not looked at here (the threshold's: _threshold_said)
         value, name = holder[path[-1]], ".".join(path)
         read: Any = as_flag(value) if path in _AGGREGATE_FLAGS else as_count(value)
         if read is None and path in _AGGREGATE_FLAGS:
-            found.add("bad_meta", f"meta.{name} is {quoted(value, 100)}, not a boolean")
+            found.add("bad_meta", f"meta.{name} is {written(value, 100)}, not a boolean")
         elif read is None and path != ("methodology", "small_n_threshold"):
-            uncounted.append(f"meta.{name} is {quoted(value, 50)}")
+            uncounted.append(f"meta.{name} is {written(value)}")  # null too: typed integer
         elif read is not None and isinstance(value, (str, float)):
             holder[path[-1]] = read
             text.append(name)
@@ -312,7 +318,8 @@ def _date_range_said(meta: Mapping[str, Any], found: Findings) -> None:
     (``"soon"``; a time part such as ``T00:00:00Z`` is read as its day), or ``from`` after
     ``to``, one ``bad_meta`` finding. Its window bounds a ``time_bucket`` none bucket
     (``all``) and counts the buckets left out (``attrs["buckets_left_out"]``); it is kept as
-    served. A ``date_range`` absent or null is not looked at here.
+    served. A ``date_range`` null is said the same way (the document types it an object); one
+    absent is not looked at here.
 
     Examples
     --------
@@ -326,15 +333,15 @@ def _date_range_said(meta: Mapping[str, Any], found: Findings) -> None:
     1
     """
     method = meta.get("methodology")
-    span = method.get("date_range") if isinstance(method, Mapping) else None
-    if span is None:
+    if not isinstance(method, Mapping) or "date_range" not in method:
         return
+    span = method["date_range"]
     if not isinstance(span, Mapping):
-        wrong = [f"it is {quoted(span, 100)}"]
+        wrong = [f"it is {written(span, 100)}"]
     else:
         days = {key: _day(span.get(key)) for key in ("from", "to")}
         wrong = [
-            f"{key} is {'absent' if key not in span else _written(span[key])}"
+            f"{key} is {'absent' if key not in span else written(span[key])}"
             for key, day in days.items()
             if day is None
         ]
@@ -347,11 +354,6 @@ def _date_range_said(meta: Mapping[str, Any], found: Findings) -> None:
             f"meta.methodology.date_range is not {{from: date, to: date}}: {', '.join(wrong)}: "
             "the window of the buckets is unknown (kept as served)",
         )
-
-
-def _written(value: Any) -> str:
-    """A ``meta`` value as a finding writes it: ``null``, or quoted."""
-    return "null" if value is None else quoted(value, 50)
 
 
 def _day(value: Any) -> datetime.date | None:

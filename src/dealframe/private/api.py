@@ -46,6 +46,7 @@ from ..contract import (
     absent_from_answers,
     dedupe_at,
     document_values,
+    first_of,
     identities,
     keys_present,
     missing_fields,
@@ -110,16 +111,25 @@ from .filters import (
     documented_schema,
     materialised,
     service_decides,
+    sort_form,
 )
 from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
 from .ids import check_ids, is_one_id
 from .list_pages import ListParse, first_unreadable, item_named, reads_alone
 from .outside import drop_outside, say_deleted
 from .page_size import about_page, open_point, vague
-from .paging import PAGE_SIZE, Numbering, Pages, page_parts, pull_pages, stopped
+from .paging import (
+    PAGE_SIZE,
+    Numbering,
+    Pages,
+    page_parts,
+    pull_pages,
+    say_wrong_page,
+    stopped,
+)
 from .resolve import NAMES_PER_RESOLVE, Resolution, Resolver
 from .subroutes import SUB_404, SubRoutes, no_route, route_404
-from .top_lists import objects_only, top_lists_said
+from .top_lists import top_lists_read, top_lists_said
 
 if TYPE_CHECKING:
     from ..transport.session import Response, Transport
@@ -168,6 +178,8 @@ class _Pulled(NamedTuple):
     # of a lookup in several batches of ids, each page as missing_fields takes its parts,
     # labelled with its batch (``ids 1001-1500 page 1``); None: the pages' own labels
     parts: list[tuple[str, int, frozenset[str]]] | None = None
+    # ... and the ids of each page's batch (what an error's ``.failed`` holds for it)
+    ids_of: list[list[str]] | None = None
 
 
 #: Types of the filter parameters (values are checked against the discovery documents).
@@ -443,11 +455,12 @@ def _sub_unreadable(
 ) -> tuple[list[tuple[str, Pages[Any]]], ServiceContractError] | None:
     """The ids of ``pulled`` whose rows (``rows_of(id, pages)``) cannot be read alone, found
     by halving the ids (:func:`_unreadable_ids`: a few builds, once ``error`` was met), each
-    as an id read in part: ``pulled`` again with each such id's pages cut before its first
-    page that cannot be read alone, that page one of its ``failed``. And the error that names
-    the first: its request's path (not ``{id}``), that page and, in it, the item (found by
-    halving: :func:`~dealframe.private.list_pages.first_unreadable`). None when every id reads
-    alone (values of one member typed differently from id to id)."""
+    as an id read in part: ``pulled`` again with each such id's pages holding the rows of it
+    that read (:func:`_readable_parts`: every page of it had arrived), its first page that
+    cannot be read alone one of its ``failed``. And the error that names the first: its
+    request's path (not ``{id}``), that page and, in it, the item (found by halving:
+    :func:`~dealframe.private.list_pages.first_unreadable`). None when every id reads alone
+    (values of one member typed differently from id to id)."""
 
     def reads(rows: list[dict]) -> bool:
         return reads_alone(sub.build, rows)
@@ -462,22 +475,24 @@ def _sub_unreadable(
         if ident not in bad:
             out.append((ident, pages))
             continue
-        # its first page that fails alone (a page's rows: ``rows`` from ``start``, ``limit`` cut)
-        start, at, these = 0, len(pages.parts), rows[ident]
-        for k, part in enumerate(pages.parts):
-            these = rows[ident][start : start + len(part)]
-            if these and not reads(these):
-                at = k
-                break
-            start += len(part)
-        page = pages.infos[at].page if at < len(pages.infos) else None
+        # each page's rows (``rows`` from its start, ``limit`` cut), and the first that fails
+        # alone
+        sliced: list[list[dict]] = []
+        for part in pages.parts:
+            start = sum(len(each) for each in sliced)
+            sliced.append(rows[ident][start : start + len(part)])
+        at = next((k for k, these in enumerate(sliced) if these and not reads(these)), None)
+        page = None if at is None else pages.infos[at].page
         path = f"{PREFIX}/{sub.entity}/{ident}/{sub.name}"
         request = RequestInfo("GET", path, "private")
+        row = None
+        if at is not None:
+            these = sliced[at]
+            row = first_unreadable(len(these), functools.partial(_fails, reads, these))
         if named is None:
             where = ""
-            if page is not None:
-                row = first_unreadable(len(these), functools.partial(_fails, reads, these))
-                ident_of = "" if row is None else f" (id {_ident_of(these[row])})"
+            if at is not None:
+                ident_of = "" if row is None else f" (id {_ident_of(sliced[at][row])})"
                 item = "" if row is None else f", item {row + 1} of {pages.infos[at].rows}"
                 where = f"page {page}{item}{ident_of}"
             named = item_named(error, where, request)
@@ -491,17 +506,52 @@ def _sub_unreadable(
                 request=request,
             )
         many = len(pages.parts)
-        if page is None:  # no page fails alone (typed differently from page to page): none kept
-            at = 0
+        if at is None:  # no page fails alone (typed differently from page to page): none kept
+            parts, infos = [], []
+        else:
+            parts = _readable_parts(sliced, at, row, reads)
+            infos = pages.infos if len(parts) == len(sliced) else pages.infos[:at]
         cut = dataclasses.replace(
             pages,
-            parts=pages.parts[:at],
-            infos=pages.infos[:at],
-            failed=[*pages.failed, ItemFailure(at, page or (f"1-{many}" if many > 1 else 1), said)],
+            parts=parts,
+            infos=infos,
+            failed=[
+                *pages.failed,
+                ItemFailure(at or 0, page or (f"1-{many}" if many > 1 else 1), said),
+            ],
         )
         out.append((ident, cut))
     assert named is not None
     return out, named
+
+
+def _readable_parts(
+    parts: list[list[dict]], at: int, row: int | None, reads: Callable[[list[dict]], bool]
+) -> list[list[dict]]:
+    """The rows of one id's pages ``parts`` that can be kept when page ``at`` cannot be read
+    alone (its item ``row``, when found): every page of it had arrived, so its other pages
+    that read alone and page ``at`` less that item (when the rest of it reads), each page in
+    its place (an empty one for a page dropped) when they read together; else the pages
+    before ``at``.
+
+    Examples
+    --------
+    >>> def reads(rows):
+    ...     return "x" not in rows
+    >>> _readable_parts([["a"], ["b", "x", "c"], ["d"]], 1, 1, reads)
+    [['a'], ['b', 'c'], ['d']]
+    >>> _readable_parts([["a"], ["x"], ["x", "d"]], 1, 0, reads)
+    [['a'], [], []]
+    >>> _readable_parts([["a"], ["b", "x"], ["c"]], 1, None, reads)
+    [['a'], [], ['c']]
+    >>> _readable_parts([["a"], ["x"], ["c"]], 1, 0, lambda rows: rows in (["a"], ["c"]))
+    [['a']]
+    """
+    less = [] if row is None else parts[at][:row] + parts[at][row + 1 :]
+    # the pages before ``at`` read alone (it is the first that does not)
+    kept = [*parts[:at], less if less and reads(less) else []]
+    kept += [part if not part or reads(part) else [] for part in parts[at + 1 :]]
+    return kept if reads([one for part in kept for one in part]) else parts[:at]
 
 
 def _fails(reads: Callable[[list[dict]], bool], rows: list[dict], start: int, stop: int) -> bool:
@@ -665,14 +715,14 @@ def _missing_profiles(
 
 
 def _shown(ids: list[str]) -> str:
-    """The first five of ``ids``, joined.
+    """The first five of ``ids``, then how many more (:func:`~dealframe.contract.first_of`).
 
     Examples
     --------
     >>> _shown(["a", "b"]), _shown(list("abcdefg"))
-    ('a, b', 'a, b, c, d, e ...')
+    ('a, b', 'a, b, c, d, e and 2 more')
     """
-    return ", ".join(ids[:5]) + (" ..." if len(ids) > 5 else "")
+    return first_of(ids)
 
 
 @checked_methods
@@ -1087,6 +1137,7 @@ class PrivateApi:
         refused: list[str] = []  # this call's refusals of a page size (said in its attrs)
         zero: list[str] = []  # how the service was seen to count from 0 (said in its attrs)
         labelled: list[tuple[str, int, frozenset[str]]] = []  # the pages of batches of ids
+        ids_of: list[list[str]] = []  # ... and the ids of each one's batch
         # the service's number of its first page, as this client knows it (0 only once seen)
         numbering = Numbering(self._first_page, self._first_page == 0 or self._first_page_known)
 
@@ -1179,7 +1230,17 @@ class PrivateApi:
             union = None if key == "id" else key
             parts = labelled or None
             return _Pulled(
-                pages, expected, total, looked_up, batches, *notes, union, caps, held, parts
+                pages,
+                expected,
+                total,
+                looked_up,
+                batches,
+                *notes,
+                union,
+                caps,
+                held,
+                parts,
+                ids_of if parts else None,
             )
 
         if key is None:
@@ -1241,6 +1302,7 @@ class PrivateApi:
             merged.infos += pages.infos
             if name is not None:  # a page part named with its batch, as its findings are
                 labelled.extend(page_parts(pages.infos, f"{name} "))
+                ids_of.extend([list(batch)] * len(pages.infos))
             merged.moved = pages.moved or merged.moved
             merged.keys |= pages.keys
             merged.failed += (
@@ -1276,6 +1338,7 @@ class PrivateApi:
         # one budget for the whole call, discovery included (and a caller's own, when given:
         # deals(with_investors=True) reads the single forms within it too)
         deadline = arguments["deadline"] if "deadline" in arguments else self._t.deadline()
+        sort_form(sort)  # its form before any request, the discovery read included
         schema, wire = self._build_filters(
             entity, filters, _given(method, arguments), deadline, refresh=refresh, cache=cache
         )
@@ -1301,7 +1364,25 @@ class PrivateApi:
         pages = pulled.pages
         # what the readers say of values is said of the rows returned alone (not of those
         # past ``limit``, nor of a repeat dropped): kept back by row until they are known
-        frame, later = parse.frame(pages.parts)
+        names = None
+        if pulled.parts is not None and pulled.ids_of is not None:
+            names = [(part[0], ids) for part, ids in zip(pulled.parts, pulled.ids_of, strict=True)]
+        try:
+            frame, later = parse.frame(pages.parts, expected=pulled.expected, names=names)
+        except ServiceContractError as exc:
+            if isinstance(getattr(exc, "partial", None), pd.DataFrame):  # an unreadable item
+                attach(
+                    exc.partial,
+                    endpoint=endpoint,
+                    responses=pages.infos,
+                    rows_expected=exc.expected,
+                    rows_received=exc.received,
+                    filters=wire,
+                    sort=sort,
+                    page_size=pages.size,
+                    findings=found.records(),
+                )
+            raise
         del pages.parts[:]
         received = len(frame)
         # each row's position in the frame built, cut and ordered as the rows are: what is
@@ -1534,6 +1615,7 @@ class PrivateApi:
         entity = self._entity(entity)
         page = integer_in(page, "page", 0, None)
         limit = integer_in(limit, "limit", 1, SUBCOLLECTION_LIMIT_MAX)
+        sort_form(sort)  # its form before any request, the discovery read included
         schema, wire = self._build_filters(entity, filters, {}, refresh=refresh, cache=cache)
         body: dict[str, Any] = {"filters": wire, "page": page, "limit": limit}
         sort = schema.check_sort(sort)
@@ -1551,6 +1633,8 @@ class PrivateApi:
             asked=limit,
             index=page - self._first_page,
         )
+        if read.page is not None and read.page != page:  # as a list walk says it
+            say_wrong_page(found, page, read.page, None)
         identities(read.items, "id", found)
         with shaping(response.request, endpoint, found), rows_said_later() as later:
             frame = shape.list_frame(entity, [shape.list_page_columns(entity, read.items)])
@@ -2325,9 +2409,9 @@ class PrivateApi:
             return shape.investor_profiles_frame(items)
 
         def top_of(profiles: pd.DataFrame) -> pd.DataFrame:
-            # the items ``profiles`` was built of; top-list items that are no object (said
-            # of the profiles: top_lists_said) left out
-            top = builder(objects_only(captured[-1]))
+            # the items ``profiles`` was built of; top-list items that are no object left
+            # out, members that cannot be read null (said of the profiles: top_lists_said)
+            top = builder(top_lists_read(captured[-1]))
             # the profiles' provenance: the same requests, cache state and findings
             kept = {
                 k: v
@@ -2563,13 +2647,13 @@ class PrivateApi:
                 if unread is not None:  # the rest typed differently from id to id
                     raise short(None, unread) from None
                 # the ids whose rows cannot be read alone become ids read in part (their
-                # pages before the one named kept), and the call is built again of the rest
+                # rows that read kept), and the call is built again of the rest
                 cut = _sub_unreadable(exc, sub, pulled, rows_of)
                 if cut is None:  # each id reads alone: values typed differently id to id
                     raise
                 pulled, unread = cut
-                if single and not pulled[0][1].parts:
-                    raise unread from None  # nothing arrived before it
+                if single and not any(pulled[0][1].parts):
+                    raise unread from None  # nothing else of it reads
         absent = missing_fields(keys, answer, found, n_items=len(items), parts=parts)
         built = len(frame)
         frame, at = dedupe_at(frame, [parent, "id"], found, np.arange(built))

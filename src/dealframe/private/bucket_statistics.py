@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..contract import Findings
+from ..contract import Findings, first_of
 from .suppression import STATISTICS
 
 __all__ = ["INVERTED", "statistics_said"]
@@ -25,11 +25,6 @@ INVERTED = "inverted_quartiles"
 
 #: Buckets named in a finding's words; the rest are counted.
 _NAMED = 4
-
-
-def _listed(labels: list[str]) -> str:
-    words = ", ".join(labels[:_NAMED])
-    return words + (f" and {len(labels) - _NAMED} more" if len(labels) > _NAMED else "")
 
 
 def statistics_said(frame: pd.DataFrame, found: Findings) -> None:
@@ -75,7 +70,7 @@ def statistics_said(frame: pd.DataFrame, found: Findings) -> None:
             if len(where):
                 said.append(
                     f"{name} null in {len(where)} of {len(frame)} buckets whose other "
-                    f"statistics hold values ({_listed([labels[i] for i in where])})"
+                    f"statistics hold values ({first_of([labels[i] for i in where], _NAMED)})"
                 )
         found.add(
             "null_field",
@@ -90,9 +85,11 @@ def statistics_said(frame: pd.DataFrame, found: Findings) -> None:
         return
     said = []
     if crossed.any():
-        said.append(f"q1 above q3 in {_listed([labels[i] for i in np.flatnonzero(crossed)])}")
+        said.append(
+            f"q1 above q3 in {first_of([labels[i] for i in np.flatnonzero(crossed)], _NAMED)}"
+        )
     if outside.any():
-        shown = _listed([labels[i] for i in np.flatnonzero(outside)])
+        shown = first_of([labels[i] for i in np.flatnonzero(outside)], _NAMED)
         said.append(f"median outside q1..q3 in {shown}")
     found.add(
         INVERTED,

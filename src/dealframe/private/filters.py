@@ -58,6 +58,7 @@ __all__ = [
     "materialised",
     "range_bound",
     "service_decides",
+    "sort_form",
     "to_date_string",
     "to_timestamp_string",
 ]
@@ -641,13 +642,14 @@ class FilterSchema:
 
         Spaces around the key and the direction are dropped and the direction is
         lower-cased (``"name: ASC"`` → ``"name:asc"``); without a direction the
-        service's default, ``desc``, is written out. Keys are case-sensitive.
+        service's default, ``desc``, is written out. Keys are case-sensitive. The form
+        is :func:`sort_form`'s; the key is one of this document's ``sort_fields``.
 
         Raises
         ------
         ValidationError
-            Naming ``sort``: an unknown key or direction, with the closest valid one; several
-            keys (comma-separated).
+            Naming ``sort``: what :func:`sort_form` refuses; an unknown key, with the
+            closest valid one.
 
         Examples
         --------
@@ -657,33 +659,62 @@ class FilterSchema:
         >>> schema.check_sort("name")
         'name:desc'
         """
+        sort = sort_form(sort)
         if sort is None:
             return None
-        keys = ", ".join(self.sort_fields)
-        if not isinstance(sort, str):
-            raise ValidationError(
-                "sort", f"'<key>:asc' or '<key>:desc' with key in {keys}", got=sort
-            )
-        if "," in sort:  # the body's sort is one "<key>:<direction>" (section 4.2)
-            raise ValidationError(
-                "sort",
-                f"one sort key, '<key>:asc' or '<key>:desc' with key in {keys} (the service "
-                "sorts by one key: several, comma-separated, are not taken)",
-                got=sort,
-            )
-        key, _, direction = sort.strip().partition(":")
-        key, direction = key.strip(), direction.strip().lower() or "desc"
+        key, _, direction = sort.partition(":")
         if key not in self.sort_fields:
+            keys = ", ".join(self.sort_fields)
             raise ValidationError(
                 "sort", f"a sort key among {keys}{did_you_mean(key, self.sort_fields)}", got=key
             )
-        if direction not in SORT_DIRECTIONS:
-            raise ValidationError(
-                "sort",
-                f"direction 'asc' or 'desc'{did_you_mean(direction, SORT_DIRECTIONS)}",
-                got=direction,
-            )
-        return f"{key}:{direction}"
+        return sort
+
+
+def sort_form(sort: Any) -> str | None:
+    """A list's ``sort`` checked for what the interface document fixes (section 4.2), before
+    any request, the discovery read included: None, or text ``<key>[:asc|desc]`` with one
+    non-blank key. Returned as ``<key>:<direction>`` (spaces dropped, the direction
+    lower-cased, ``desc`` written out when missing); whether the key is one of the list's
+    sort keys needs the discovery document (:meth:`FilterSchema.check_sort`).
+
+    Raises
+    ------
+    ValidationError
+        Naming ``sort``: anything but text or None, several keys (comma-separated), a blank
+        key, an unknown direction (with the closest one).
+
+    Examples
+    --------
+    >>> sort_form(" deal_date : ASC ")
+    'deal_date:asc'
+    >>> sort_form(5)
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid sort: expected one sort key as text, '<key>:asc' or '<key>:desc', got 5
+    """
+    if sort is None:
+        return None
+    if not isinstance(sort, str):
+        raise ValidationError("sort", "one sort key as text, '<key>:asc' or '<key>:desc'", got=sort)
+    if "," in sort:  # the body's sort is one "<key>:<direction>" (section 4.2)
+        raise ValidationError(
+            "sort",
+            "one sort key, '<key>:asc' or '<key>:desc' (the service sorts by one key: several, "
+            "comma-separated, are not taken)",
+            got=sort,
+        )
+    key, _, direction = sort.strip().partition(":")
+    key, direction = key.strip(), direction.strip().lower() or "desc"
+    if not key:
+        raise ValidationError("sort", "a sort key, '<key>:asc' or '<key>:desc'", got=sort)
+    if direction not in SORT_DIRECTIONS:
+        raise ValidationError(
+            "sort",
+            f"direction 'asc' or 'desc'{did_you_mean(direction, SORT_DIRECTIONS)}",
+            got=direction,
+        )
+    return f"{key}:{direction}"
 
 
 # ---------------------------------------------------------------- the documented discovery

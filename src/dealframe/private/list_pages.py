@@ -13,7 +13,7 @@ worker left unread); the walk checks its ``meta`` and identities
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -78,18 +78,26 @@ class ListParse:
         with self._shaping():
             return list_page_columns(self.entity, items)
 
-    def frame(self, parts: Iterable[Any]) -> tuple[pd.DataFrame, dict[Any, Any]]:
+    def frame(
+        self,
+        parts: Iterable[Any],
+        *,
+        expected: int | None = None,
+        names: Sequence[tuple[str, Any]] | None = None,
+    ) -> tuple[pd.DataFrame, dict[Any, Any]]:
         """The :meth:`page` of every page joined into one typed frame, and what the readers
         keep back to say of the rows the call returns
         (:func:`~dealframe.frames.said.rows_said_later`, for
         :func:`~dealframe.frames.said.say_kept`).
 
         An item that cannot be read (a value of the wrong type) is the call's
-        :class:`~dealframe.errors.ServiceContractError` naming its page (its place among the
-        pages read: the walk's page number, for a call of one walk) and the item's ``id``
-        (:meth:`unreadable`); on a page after the first, it carries the frame of the pages
-        before it as ``.partial`` (with ``.received`` and ``.failed``), as an expired token
-        part-way does.
+        :class:`~dealframe.errors.ServiceContractError` naming its page and the item's ``id``
+        (:meth:`unreadable`), carrying every row that can be read as ``.partial`` (with
+        ``.received``, ``.expected`` and ``.failed``), as an expired token part-way does.
+        ``expected`` is the rows the pages should hold (the call's ``meta.total``; None: the
+        rows that arrived); ``names`` is each part's ``(label, failed)``: how the error names
+        it and what its ``.failed`` holds for it (by default ``page N`` and the page number N;
+        a batch of ids: its label and ids).
         """
         parts = parts if isinstance(parts, list) else list(parts)
         try:
@@ -98,17 +106,27 @@ class ListParse:
         except ServiceContractError as exc:
             if exc.finding != "wrong_shape" or self.found is None:
                 raise
-            raise self.unreadable(exc, parts) from None
+            raise self.unreadable(exc, parts, expected, names) from None
 
-    def unreadable(self, error: ServiceContractError, parts: list[Any]) -> ServiceContractError:
+    def unreadable(
+        self,
+        error: ServiceContractError,
+        parts: list[Any],
+        expected: int | None = None,
+        names: Sequence[tuple[str, Any]] | None = None,
+    ) -> ServiceContractError:
         """``error`` (the pages ``parts`` could not be joined) naming the first page that
         cannot be read alone and, in it, the first item (found by halving the page: a few
-        joins, once the call has failed), carrying the frame of the pages before it. ``error``
-        itself when no page fails alone (values of one member typed differently from page to
-        page)."""
-        at = next((k for k, part in enumerate(parts) if not self._reads(part)), None)
-        if at is None:
+        joins, once the call has failed), carrying as ``.partial`` every page that reads
+        alone and the other rows of that page (when they read without the item named). Every
+        page had arrived (the pages are joined once the walk has ended): ``.failed`` holds the
+        pages that cannot be read alone (:meth:`frame`'s ``names``). ``error`` itself when no
+        page fails alone (values of one member typed differently from page to page)."""
+        names = names or [(f"page {k + 1}", k + 1) for k in range(len(parts))]
+        bad = [k for k, part in enumerate(parts) if not self._reads(part)]
+        if not bad:
             return error
+        at = bad[0]
         part = parts[at]
         rows = _rows(part)
 
@@ -118,21 +136,35 @@ class ListParse:
 
         row = first_unreadable(rows, fails)
         item = "" if row is None else f", item {row + 1} of {rows} (id {_ident(part, row)})"
-        label = f"page {at + 1}"
+        label = names[at][0]
         named = item_named(error, f"{label}{item}")
-        if at == 0:
-            return named  # nothing arrived before it
+        # the pages that read alone, and the page named less its item when the rest reads
+        kept = [each for k, each in enumerate(parts) if k not in bad]
+        rest = None if row is None else [_slice(part, 0, row), _slice(part, row + 1, rows)]
+        if rest is not None and all(each is not None and self._reads(each) for each in rest):
+            kept[at:at] = [each for each in rest if _rows(each)]
+        if not kept:
+            return named  # nothing else arrived
         with self._shaping(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # said of the call's rows, not of a partial
-            partial = list_frame(self.entity, parts[:at])
+            try:
+                partial: pd.DataFrame | None = list_frame(self.entity, kept)
+            except (ServiceContractError, ValidationError):  # typed otherwise page to page
+                partial = None
+        failed: dict[Any, str] = {}  # each failed unit once (pages of one batch of ids)
+        for k in bad:
+            handle = names[k][1]
+            key = tuple(handle) if isinstance(handle, list) else handle
+            failed.setdefault(key, names[k][0])
+        arrived = sum(_rows(each) for each in parts)
         error_out = incomplete(
-            None,
-            len(partial),
-            [at + 1],
+            arrived if expected is None else expected,
+            0 if partial is None else len(partial),
+            [list(key) if isinstance(key, tuple) else key for key in failed],
             errors=[named],
             partial=partial,
             stop=named,
-            labels=[label],
+            labels=list(failed.values()),
         )
         assert isinstance(error_out, ServiceContractError)
         return error_out

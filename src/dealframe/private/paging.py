@@ -59,8 +59,10 @@ The walk never trusts ``meta`` blindly:
   when the rows read reach ``meta.total`` (the last page of a service whose ``has_more``
   stays true), nor, without a ``total``, when the next page is empty (asked once even when
   ``limit`` ends the walk on the short page);
-- a page short of the rows asked whose ``has_more`` says more follow, the page after it
-  empty, is a ``bad_meta`` (:meth:`_Walk.empty_after`): that ``has_more`` was not true;
+- a page short of the page size in force (the rows asked, or a ``meta.limit`` below them)
+  whose ``has_more`` says more follow, the page after it empty, is a ``bad_meta``
+  (:meth:`_Walk.empty_after`): that ``has_more`` was not true (a full page followed by an
+  empty one is not: a service may say ``has_more`` whenever a page is full);
 - a ``meta.page`` other than the page asked is a ``bad_meta``, once a walk
   (:meth:`_Walk.check_page`); a ``meta.limit`` below the rows of its page is one too, and not
   adopted (:func:`~dealframe.contract.read_page`);
@@ -129,6 +131,7 @@ __all__ = [
     "page_parts",
     "pull_pages",
     "read_body",
+    "say_wrong_page",
     "stopped",
 ]
 
@@ -536,9 +539,8 @@ class _Walk(Generic[T]):
     ) -> None:
         self.found, self.parse, self.identity, self.limit = found, parse, identity, limit
         self.size, self.enough = size, enough
-        self.asked = size  # rows asked per page (size becomes those served: _plan)
         self.numbering = numbering  # a list walk's (page 1 asked without page), else None
-        self.doubt: int | None = None  # a page short of asked whose has_more said more
+        self.doubt: int | None = None  # a page short of its size whose has_more said more
         self.paged = False  # a meta.page other than the page asked was said (once a walk)
         self.pages: Pages[T] = Pages([], [], None, None, size)
         # each page's signature, with its identities when they are a column (compared whole)
@@ -668,7 +670,9 @@ class _Walk(Generic[T]):
             self.empty_after(number, ready.info.rows)
             self.settle_short(ready.info.rows)  # the page before said more follow: did any?
             self.short(number, page, ready.info.rows)
-        more = page.has_more is True and 0 < ready.info.rows < self.asked
+        # page 1 against the rows asked (its size is not yet known): :func:`pull_pages`
+        # settles it once :func:`_plan` has
+        more = page.has_more is True and 0 < ready.info.rows < self.size
         self.doubt = number if more else None
         if self.enough is not None and self.enough(ready.ids):
             self.pages.enough = True  # the caller has the rows it wants: the walk ends here
@@ -750,17 +754,13 @@ class _Walk(Generic[T]):
         if said == asked or (asked is None and said in (0, 1)):
             return
         self.paged = True
-        sent = "no page (the first)" if asked is None else f"page={asked}"
-        self.found.add(
-            "bad_meta",
-            f"meta.page is not the page asked ({sent} asked, meta.page {said}): ignored; the "
-            "pages are read as asked, their identities checked for repeats",
-            where=f"{self.found.where} page {number}" if number > 1 else None,
-        )
+        where = f"{self.found.where} page {number}" if number > 1 else None
+        say_wrong_page(self.found, asked, said, where)
 
     def empty_after(self, number: int, rows: int) -> None:
-        """Say an empty page ``number`` after a page short of the rows asked whose
-        ``has_more`` said more follow (:attr:`doubt`): that ``has_more`` was not true, and
+        """Say an empty page ``number`` after a page short of the page size in force (the
+        rows asked, or the ``meta.limit`` of a service serving fewer) whose ``has_more`` said
+        more follow (:attr:`doubt`): that ``has_more`` was not true, and
         cost a request (no rows lost: a page that brings rows is :meth:`settle_short`'s).
         Its words name no page, so a call of many walks says it once.
 
@@ -774,7 +774,7 @@ class _Walk(Generic[T]):
             return
         self.found.add(
             "bad_meta",
-            "meta.has_more said more rows follow on a page short of the rows asked, and the "
+            "meta.has_more said more rows follow on a page short of the page size, and the "
             "page after it was empty: has_more was not true (one request more, no rows lost)",
             where=f"{self.found.where} page {number - 1}" if number > 2 else None,
         )
@@ -807,6 +807,25 @@ class _Walk(Generic[T]):
         ``has_more`` is false, or it is short and ``has_more`` says nothing."""
         rows, more = ready.info.rows, ready.page.has_more
         return not rows or more is False or (more is None and rows < self.size)
+
+
+def say_wrong_page(found: Findings, asked: int | None, said: Any, where: str | None) -> None:
+    """Say a ``meta.page`` ``said`` other than the page ``asked`` (None: asked without
+    ``page``, the first) as a ``bad_meta`` of ``found`` at ``where`` (None: its own).
+
+    Examples
+    --------
+    >>> found = Findings("POST /x")
+    >>> say_wrong_page(found, 3, 1, None); found.items[0].message[:51]
+    'meta.page is not the page asked (page=3 asked, meta'
+    """
+    sent = "no page (the first)" if asked is None else f"page={asked}"
+    found.add(
+        "bad_meta",
+        f"meta.page is not the page asked ({sent} asked, meta.page {said}): ignored; the "
+        "pages are read as asked, their identities checked for repeats",
+        where=where,
+    )
 
 
 def _plan(
@@ -929,6 +948,12 @@ def pull_pages(
     del first_response
     served, expected = _plan(first, asked, limit, found)
     walk.size = served
+    # a page 1 full at the size its meta.limit states (a service serving pages of 100) is
+    # no short page; one short of it, or of the rows asked, whose has_more says more
+    # follow, is: the page after it empty says that has_more was not true
+    stated = served if first.limit == served else asked
+    more = first.has_more is True and 0 < len(first.items) < stated
+    walk.doubt = 1 if more else None
     walk.short(1, first, len(first.items))
     walk.pages.total, walk.pages.expected, walk.pages.size = first.total, expected, served
     if served < asked and first.has_more is not False and first.items:

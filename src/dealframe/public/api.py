@@ -524,30 +524,44 @@ def _absent_requested(
 
 
 def _respelled_members(
-    items: list[Mapping[str, Any]], member: str, names: list[str] | None, found: Findings
+    items: list[Mapping[str, Any]],
+    member: str,
+    names: list[str] | None,
+    found: Findings,
+    label: str,
 ) -> list[Mapping[str, Any]]:
     """``items`` with each key of their ``member`` (``data``, ``median``) that spells one of the
     time-series fields asked (``names``) in another case or with separators (``EVREVENUENTM``,
-    ``ev_revenue_ntm`` for ``evRevenueNtm``) read as it, said once (``respelled_field``): the
-    rule of ``current()`` (:func:`~dealframe.contract.respelled_fields`), so values served
-    under another spelling of a field asked are read, not thrown away. Without ``names`` (the
-    service's default fields, its own names) the items are as served.
+    ``ev_revenue_ntm`` for ``evRevenueNtm``) read as it, said once (``respelled_field``,
+    naming the items by their ``label`` member: ``sku``, ``period``): the rule of
+    ``current()`` (:func:`~dealframe.contract.respelled_fields`), so values served under
+    another spelling of a field asked are read, not thrown away. Beside the field itself, a
+    spelling fills the months the field lacks (the field's own value kept where both hold
+    one, said). Without ``names`` (the service's default fields, its own names) the items
+    are as served.
 
     Examples
     --------
     >>> found = Findings("POST /x")
     >>> _respelled_members([{"sku": "A", "data": {"PE_NTM": {"2024-01": 1.0}}}], "data",
-    ...                    ["peNtm"], found)
+    ...                    ["peNtm"], found, "sku")
     [{'sku': 'A', 'data': {'peNtm': {'2024-01': 1.0}}}]
     >>> found.items[0].kind
     'respelled_field'
     """
     if not names:
         return items
-    held = [item[member] for item in items if isinstance(item.get(member), Mapping)]
-    read = respelled_fields(held, names, found, read_as="the field asked")
-    if read is held:  # no key respelled: most answers
-        return items
+    held = [item for item in items if isinstance(item.get(member), Mapping)]
+    read = respelled_fields(
+        [item[member] for item in held],
+        names,
+        found,
+        read_as="the field asked",
+        labels=[str(item.get(label, f"item {at + 1}")) for at, item in enumerate(held)],
+        series=True,
+    )
+    if all(new is item[member] for new, item in zip(read, held, strict=True)):
+        return items  # no key respelled: most answers
     each = iter(read)
     return [
         {**item, member: next(each)} if isinstance(item.get(member), Mapping) else item
@@ -735,7 +749,9 @@ def read_group_series(
     identities(items, "period", found)
     absent = missing_fields(keys_present(items), "group_time_series", found, n_items=len(items))
     items = dedupe_items(items, "period", found)
-    items = _respelled_members(items, "median", fields, found)  # another spelling of a name asked
+    items = _respelled_members(
+        items, "median", fields, found, "period"
+    )  # another spelling of a name asked
     inside = periods_in_window(items, date_from, date_to, found)  # the others: said, dropped
     columns: list[str] | None = fields
     guessed: tuple[str, ...] = ()  # the document's fields, when they are the columns
@@ -1519,7 +1535,7 @@ class PublicApi:
         endpoint = f"POST {self._prefix}/companies/time-series"
         found = Findings(endpoint)
         items = read_company_items(responses, sent, wanted, found, "time_series")
-        items = _respelled_members(items, "data", names, found)  # EVREVENUENTM: a name asked
+        items = _respelled_members(items, "data", names, found, "sku")  # EVREVENUENTM: a name asked
         outside = MonthsOutside(start, end)  # months outside: no value of a field asked for
         window = date_from is not None or date_to is not None
         held = ordered_names(items, "data")  # no field in the answer: the columns known

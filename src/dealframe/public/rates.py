@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..contract import Findings
+from ..contract import Findings, first_of
 from ..frames.schemas import CURRENT_MONETARY
 
 __all__ = ["RATE_TOLERANCE", "RateCheck", "adapt_rates", "check_rates"]
@@ -181,10 +181,6 @@ def _rates(frame: pd.DataFrame) -> np.ndarray:
     return pd.to_numeric(frame[_RATE], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
 
-def _listed(skus: list[str]) -> str:
-    return ", ".join(skus[:5]) + (" ..." if len(skus) > 5 else "")
-
-
 def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
     """``frame`` with ``rateToUsd`` as USD per one unit of local currency, whichever way the
     service wrote it (:func:`check_rates`), and what was seen said.
@@ -232,13 +228,13 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
             if unusable:
                 said += (
                     f"; {len(unusable)} row(s) whose rate is no finite positive number are kept as "
-                    f"served ({_listed(unusable)})"
+                    f"served ({first_of(unusable)})"
                 )
         else:
             said = (
                 f"rateToUsd is served both ways: USD per unit of local currency on "
                 f"{len(seen.forward)} rows, local currency per USD on {len(seen.inverse)} "
-                f"({_listed(seen.inverse)}; {shown}); the frame holds 1 / the rate served on "
+                f"({first_of(seen.inverse)}; {shown}); the frame holds 1 / the rate served on "
                 "those (df.attrs['rate_inverted'])"
             )
         found.add("inverted_rate", said)
@@ -247,7 +243,7 @@ def adapt_rates(frame: pd.DataFrame, found: Findings) -> pd.DataFrame:
             "rate_mismatch",
             f"rateToUsd agrees with neither way (USD = Lcu * rate, or Lcu / rate, within "
             f"{RATE_TOLERANCE:.0%} or the rounding of the amounts served) on {len(seen.neither)} of {len(frame)} rows "
-            f"({_listed(seen.neither)}): their rate is kept as served, and "
+            f"({first_of(seen.neither)}): their rate is kept as served, and "
             "dealframe.to_usd/to_local of them do not give the service's own USD values",
         )
     return frame

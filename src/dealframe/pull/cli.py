@@ -229,7 +229,9 @@ class _Plan:
                 checked_sort(schema, args.sort)
                 return
             # against a service, its discovery document decides (check_with); a slip of the
-            # command's own option (--limt) is said before a service is needed
+            # command's own option (--limt), or a sort of the wrong form, is said before a
+            # service is needed
+            checked_sort(None, args.sort)
             documented = {flag_name(field) for field in schema.fields}
             for name in self.values:
                 flag = "--" + name

@@ -19,7 +19,7 @@ from typing import Any
 from dealframe.cli_options import is_decimal, is_whole, spoken, unquoted
 from dealframe.clitools import flag_name, in_shell_words  # re-exported: pull.cli's names
 from dealframe.errors import ValidationError, renamed
-from dealframe.private.filters import FilterSchema
+from dealframe.private.filters import FilterSchema, sort_form
 from dealframe.public.query import search_body
 from dealframe.public.sku import sku_version, validate_skus
 
@@ -240,8 +240,10 @@ def schema_filters(
     return filters
 
 
-def checked_sort(schema: FilterSchema, sort: str | None) -> str | None:
-    """``--sort`` checked against the list's sort keys, the error naming the flag.
+def checked_sort(schema: FilterSchema | None, sort: str | None) -> str | None:
+    """``--sort`` checked against the list's sort keys, the error naming the flag; with no
+    ``schema`` (before a service's discovery document is read), its form only
+    (:func:`~dealframe.private.filters.sort_form`).
 
     Examples
     --------
@@ -250,9 +252,13 @@ def checked_sort(schema: FilterSchema, sort: str | None) -> str | None:
     Traceback (most recent call last):
     ...
     dealframe.errors.ValidationError: invalid --sort: expected a sort key among name (did you mean 'name'?), got 'nme'
+    >>> checked_sort(None, "name:up")
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid --sort: expected direction 'asc' or 'desc', got 'up'
     """
     try:
-        return schema.check_sort(sort)
+        return sort_form(sort) if schema is None else schema.check_sort(sort)
     except ValidationError as exc:
         raise renamed(exc, "--sort") from None
 

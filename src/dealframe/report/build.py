@@ -309,7 +309,8 @@ def build_report(
                     got=window,
                 )
             chosen["since"] = parse_date(window[0], "window[0]")
-        parsed = parse_cohort(chosen)
+        # a key refused is named as the argument it came in (``group``, its earlier name)
+        parsed = parse_cohort(chosen, where="cohort" if group is None else "group")
     metric = check_metric(metric)
     top = integer_in(top, "top", 1, 100)
     out = prepare_out_dir(out_dir)

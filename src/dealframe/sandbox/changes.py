@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import difflib
 import numbers
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -101,10 +102,24 @@ def _refused(
 
 
 def _entity(name: Any) -> str:
+    """``name`` as one of :data:`ENTITIES` (``"transactions"`` is ``"deals"``).
+
+    Examples
+    --------
+    >>> _entity("transactions")
+    'deals'
+    >>> _entity("deal")
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.changes.ChangeInputError: entity: 'deal' is not one of companies, investors, deals (did you mean 'deals'?)
+    """
     name = _ALIASES.get(name, name) if isinstance(name, str) else name
     if name not in ENTITIES:
         expected = f"one of {', '.join(ENTITIES)}"
-        raise _refused("entity", expected, name, f"{json_value(name)} is not {expected}")
+        words = [*ENTITIES, *_ALIASES]
+        close = difflib.get_close_matches(name, words, n=1) if isinstance(name, str) else []
+        hint = f" (did you mean {_ALIASES.get(close[0], close[0])!r}?)" if close else ""
+        raise _refused("entity", expected, name, f"{json_value(name)} is not {expected}{hint}")
     return name
 
 

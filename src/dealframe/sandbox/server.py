@@ -19,7 +19,14 @@ from typing import Any
 import uvicorn
 
 from .app import build_app
-from .arguments import host_name, keywords_checked, methods_checked, moment, port_number
+from .arguments import (
+    SandboxArgumentError,
+    host_name,
+    keywords_checked,
+    methods_checked,
+    moment,
+    port_number,
+)
 from .auth import DEFAULT_PRIVATE_KEY, DEFAULT_PUBLIC_TOKEN
 from .connection import close_connection
 from .faults import FaultPlan, fault_plan
@@ -274,6 +281,30 @@ def _uvicorn_server(
     return _Server(config, state, stopping)
 
 
+def _profile(profile: Any) -> Profile:
+    """The profile ``profile`` names (:func:`~dealframe.sandbox.profiles.select`); None is
+    refused, as every other None that :func:`run`, :func:`start` and :func:`serve` do not
+    take (``"default"`` is the sandbox as documented).
+
+    Examples
+    --------
+    >>> _profile("limit-100").name
+    'limit-100'
+    >>> _profile(None)
+    Traceback (most recent call last):
+    ...
+    dealframe.sandbox.arguments.SandboxArgumentError: invalid profile: expected a profile name ('default', 'limit-100', ...), names joined by commas, a list of names or a Profile, got None
+    """
+    if profile is None:
+        raise SandboxArgumentError(
+            "profile",
+            "a profile name ('default', 'limit-100', ...), names joined by commas, a list of "
+            "names or a Profile",
+            profile,
+        )
+    return select(profile)
+
+
 @keywords_checked
 def start(
     scale: float = 1.0,
@@ -288,7 +319,7 @@ def start(
     latency: float = 0.0,
     faults: FaultPlan | None = None,
     admin_token: str | None = None,
-    profile: str | Sequence[str] | Profile | None = DEFAULT,
+    profile: str | Sequence[str] | Profile = DEFAULT,
 ) -> Sandbox:
     """Build a sandbox and serve it from a daemon thread; call ``stop()`` when done.
 
@@ -303,7 +334,7 @@ def start(
     True
     >>> sb.stop()
     """
-    chosen = select(profile)  # an unknown name fails before any data is built
+    chosen = _profile(profile)  # an unknown name fails before any data is built
     faults = fault_plan(faults)
     config = SandboxConfig(
         seed=seed,
@@ -371,7 +402,7 @@ def run(
     latency: float = 0.0,
     faults: FaultPlan | None = None,
     admin_token: str | None = None,
-    profile: str | Sequence[str] | Profile | None = DEFAULT,
+    profile: str | Sequence[str] | Profile = DEFAULT,
 ) -> Iterator[Sandbox]:
     """Serve a sandbox on loopback from a background thread for the ``with`` block.
 
@@ -468,7 +499,7 @@ def serve(
     faults: FaultPlan | None = None,
     ready: Callable[[SandboxState, str], None] | None = None,
     admin_token: str | None = None,
-    profile: str | Sequence[str] | Profile | None = DEFAULT,
+    profile: str | Sequence[str] | Profile = DEFAULT,
     bound: Callable[[str], None] | None = None,
 ) -> None:
     """Serve a sandbox in the foreground until interrupted (the CLI's ``sandbox serve``).
@@ -496,7 +527,7 @@ def serve(
     ... )  # doctest: +SKIP
     serving on http://127.0.0.1:8765
     """
-    chosen = select(profile)
+    chosen = _profile(profile)
     faults = fault_plan(faults)
     address = _bind(host_name(host), port_number(port))
     try:
