@@ -8,6 +8,7 @@ request (:mod:`.filters`); lists and sub-collections are paginated for the user
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import functools
 import inspect
@@ -449,73 +450,144 @@ def _sub_framed(sub: _Sub, items: list[dict]) -> tuple[pd.DataFrame, pd.Series]:
 def _sub_unreadable(
     error: ServiceContractError,
     sub: _Sub,
-    each: list[tuple[str, list[dict], Pages[Any]]],
-    wanted: int,
-    failures: list[ItemFailure],
-) -> ServiceContractError:
-    """``error`` (the rows of a sub-collection's ids, ``each``: ``(id, rows, pages)``, could
-    not be built) naming the first id whose rows cannot be read alone (its request's path, not
-    ``{id}``), its first page that cannot and, in it, the item (found by halving:
-    :func:`~dealframe.private.list_pages.first_unreadable`), carrying as ``.partial`` the rows
-    of the other ids and the other rows of that id (every page of it had arrived: its other
-    pages, and the page named less that item, when they read; its ``.failed`` holds
-    that id, every other unreadable id and those of ``failures``, as an id read in part).
-    ``error`` itself when every id reads alone (values of one member typed differently from
-    id to id)."""
+    pulled: list[tuple[str, Pages[Any]]],
+    rows_of: Callable[[str, Pages[Any]], list[dict]],
+) -> tuple[list[tuple[str, Pages[Any]]], ServiceContractError] | None:
+    """The ids of ``pulled`` whose rows (``rows_of(id, pages)``) cannot be read alone, found
+    by halving the ids (:func:`_unreadable_ids`: a few builds, once ``error`` was met), each
+    as an id read in part: ``pulled`` again with each such id's pages holding the rows of it
+    that read (:func:`_readable_parts`: every page of it had arrived), its first page that
+    cannot be read alone one of its ``failed``. And the error that names the first: its
+    request's path (not ``{id}``), that page and, in it, the item (found by halving:
+    :func:`~dealframe.private.list_pages.first_unreadable`). None when every id reads alone
+    (values of one member typed differently from id to id)."""
 
     def reads(rows: list[dict]) -> bool:
         return reads_alone(sub.build, rows)
 
-    bad = [ident for ident, rows, _ in each if not reads(rows)]
+    rows = {ident: rows_of(ident, pages) for ident, pages in pulled}
+    bad = set(_unreadable_ids([(ident, rows[ident]) for ident, _ in pulled], reads))
     if not bad:
-        return error
-    ident, rows, pages = next(one for one in each if one[0] == bad[0])
-    # its first page that fails alone (a page's rows: ``rows`` from ``start``, ``limit`` cut)
-    start, at = 0, None
-    for part, page_info in zip(pages.parts, pages.infos, strict=False):
-        these = rows[start : start + len(part)]
-        if these and not reads(these):
-            at = page_info
-            break
-        start += len(part)
-    where, kept = "", []
-    if at is not None:
-        row = first_unreadable(len(these), lambda a, b: not reads(these[a:b]))
-        item = "" if row is None else f", item {row + 1} of {at.rows} (id {_ident_of(these[row])})"
-        where = f"page {at.page}{item}"
-        # every page of it had arrived: its other pages, and the page less that item
-        others = rows[:start] + rows[start + len(these) :]
-        rest = others if row is None else rows[: start + row] + rows[start + row + 1 :]
-        kept = rest if reads(rest) else others if reads(others) else rows[:start]
-    path = f"{PREFIX}/{sub.entity}/{ident}/{sub.name}"
-    named = item_named(error, where, RequestInfo("GET", path, "private"))
-    if len(each) == 1 and not failures and not kept:
-        return named  # nothing arrived before it
-    partly = {i: [f.item for f in p.failed] for i, _, p in each if p.failed and i not in bad}
-    failed = [f.item for f in failures] + list(partly) + bad
-    labels = [str(f.item) for f in failures]
-    labels += [_pages_label(i, fs) for i, fs in partly.items()]
-    labels += [ident if at is None else _pages_label(ident, [at.page])] + bad[1:]
-    # in the order of the ids: the other ids' rows, and that id's readable ones
-    good = [row for i, of, _ in each for row in (kept if i == ident else () if i in bad else of)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # said of the call's rows, not of a partial
-        try:
-            partial: pd.DataFrame | None = _sub_framed(sub, good)[0]
-        except ValidationError:  # the ids' values typed differently from id to id
-            partial = None
-    out = incomplete(
-        wanted,
-        len([i for i, _, _ in each if i not in failed]),  # the ids read whole
-        failed,
-        errors=[f.error for f in failures] + [named],
-        partial=partial,
-        what=f"{sub.entity} ({sub.name})",
-        stop=named,
-        labels=labels,
-    )
-    assert isinstance(out, ServiceContractError)
-    return out
+        return None
+    named: ServiceContractError | None = None
+    out: list[tuple[str, Pages[Any]]] = []
+    for ident, pages in pulled:
+        if ident not in bad:
+            out.append((ident, pages))
+            continue
+        # each page's rows (``rows`` from its start, ``limit`` cut), and the first that fails
+        # alone
+        sliced: list[list[dict]] = []
+        for part in pages.parts:
+            start = sum(len(each) for each in sliced)
+            sliced.append(rows[ident][start : start + len(part)])
+        at = next((k for k, these in enumerate(sliced) if these and not reads(these)), None)
+        page = None if at is None else pages.infos[at].page
+        path = f"{PREFIX}/{sub.entity}/{ident}/{sub.name}"
+        request = RequestInfo("GET", path, "private")
+        row = None
+        if at is not None:
+            these = sliced[at]
+            row = first_unreadable(len(these), functools.partial(_fails, reads, these))
+        if named is None:
+            where = ""
+            if at is not None:
+                ident_of = "" if row is None else f" (id {_ident_of(sliced[at][row])})"
+                item = "" if row is None else f", item {row + 1} of {pages.infos[at].rows}"
+                where = f"page {page}{item}{ident_of}"
+            named = item_named(error, where, request)
+            said = named
+        else:
+            said = ServiceContractError(
+                error.status,
+                f"{'its pages' if page is None else f'page {page}'}: an item cannot be read "
+                "(a value of the wrong type)",
+                finding=error.finding,
+                request=request,
+            )
+        many = len(pages.parts)
+        if at is None:  # no page fails alone (typed differently from page to page): none kept
+            parts, infos = [], []
+        else:
+            parts = _readable_parts(sliced, at, row, reads)
+            infos = pages.infos if len(parts) == len(sliced) else pages.infos[:at]
+        cut = dataclasses.replace(
+            pages,
+            parts=parts,
+            infos=infos,
+            failed=[
+                *pages.failed,
+                ItemFailure(at or 0, page or (f"1-{many}" if many > 1 else 1), said),
+            ],
+        )
+        out.append((ident, cut))
+    assert named is not None
+    return out, named
+
+
+def _readable_parts(
+    parts: list[list[dict]], at: int, row: int | None, reads: Callable[[list[dict]], bool]
+) -> list[list[dict]]:
+    """The rows of one id's pages ``parts`` that can be kept when page ``at`` cannot be read
+    alone (its item ``row``, when found): every page of it had arrived, so its other pages
+    that read alone and page ``at`` less that item (when the rest of it reads), each page in
+    its place (an empty one for a page dropped) when they read together; else the pages
+    before ``at``.
+
+    Examples
+    --------
+    >>> def reads(rows):
+    ...     return "x" not in rows
+    >>> _readable_parts([["a"], ["b", "x", "c"], ["d"]], 1, 1, reads)
+    [['a'], ['b', 'c'], ['d']]
+    >>> _readable_parts([["a"], ["x"], ["x", "d"]], 1, 0, reads)
+    [['a'], [], []]
+    >>> _readable_parts([["a"], ["b", "x"], ["c"]], 1, None, reads)
+    [['a'], [], ['c']]
+    >>> _readable_parts([["a"], ["x"], ["c"]], 1, 0, lambda rows: rows in (["a"], ["c"]))
+    [['a']]
+    """
+    less = [] if row is None else parts[at][:row] + parts[at][row + 1 :]
+    # the pages before ``at`` read alone (it is the first that does not)
+    kept = [*parts[:at], less if less and reads(less) else []]
+    kept += [part if not part or reads(part) else [] for part in parts[at + 1 :]]
+    return kept if reads([one for part in kept for one in part]) else parts[:at]
+
+
+def _fails(reads: Callable[[list[dict]], bool], rows: list[dict], start: int, stop: int) -> bool:
+    """Whether ``rows`` ``start``..``stop`` cannot be read (``reads``) alone."""
+    return not reads(rows[start:stop])
+
+
+def _unreadable_ids(
+    groups: list[tuple[str, list[dict]]], reads: Callable[[list[dict]], bool]
+) -> list[str]:
+    """The ids of ``groups`` (``(id, rows)``, whose rows together cannot be read) whose rows
+    cannot be read alone, in their order, found by halving: a half that reads holds none, and
+    when the first half reads the second is known to fail without a build (about ``k log2 n``
+    builds for ``k`` such ids of ``n``). An id is named only when its rows fail alone (values
+    typed differently from id to id name none).
+
+    Examples
+    --------
+    >>> seen = []
+    >>> def reads(rows):
+    ...     seen.append(len(rows))
+    ...     return 5 not in rows
+    >>> _unreadable_ids([(str(i), [i]) for i in range(16)], reads), len(seen)
+    (['5'], 7)
+    """
+
+    def within(group: list[tuple[str, list[dict]]], failing: bool) -> list[str]:
+        if len(group) == 1:  # an id is named by its own build only
+            return [] if reads(group[0][1]) else [group[0][0]]
+        if not failing and reads([row for _, rows in group for row in rows]):
+            return []
+        half = len(group) // 2
+        first = within(group[:half], False)
+        return first + within(group[half:], not first)
+
+    return within(groups, True) if groups else []
 
 
 def _ident_of(row: Any) -> Any:
@@ -2430,7 +2502,6 @@ class PrivateApi:
             )
         inner_workers = self._workers if len(wanted) == 1 else 1
         endpoint = f"GET {PREFIX}/{entity}/{{id}}/{name}"
-        found = Findings(endpoint)
         said: dict[str, list[Any]] = {}  # each id's findings, added in the order of the ids
         refused: dict[int, str] = {}  # each page size refused, said once whatever the ids
 
@@ -2504,36 +2575,85 @@ class PrivateApi:
                 deadline=deadline,
             )
             pulled, failures = result.values, result.failures
-        for ident in wanted:  # what the ids' pages say alike (meta as text ...) is said once
-            found.absorb(said.get(ident, ()))
         # an id answered 404 is missing, as for profiles: the rest is kept. Unknown, soft-deleted
         # or (some services) without items: the client cannot tell, and says no more than that
         gone = [f.item for f in failures if isinstance(f.error, NotFoundError)]
         routeless = bool(gone) and all(no_route(f.error) for f in failures if f.item in gone)
+        why = route_404(name) if routeless else SUB_404
         failures = [f for f in failures if not isinstance(f.error, NotFoundError)]
-        items: list[dict] = []
-        responses: list[Any] = []
-        keys: set[str] = set()
-        parts: list[tuple[str, int, frozenset[str]]] = []  # each id's pages (for each's fields)
-        each: list[tuple[str, list[dict], Pages[Any]]] = []  # each id's rows (for an error)
-        for ident, pages in pulled:
-            responses += pages.infos
-            keys |= pages.keys
-            parts += page_parts(pages.infos, f"{ident} ")
-            rows = [item for part in pages.parts for item in part]
-            each.append((ident, [{**row, parent: ident} for row in rows[:limit]], pages))
-            items += each[-1][1]
         sub = _SUBS[method]._replace(name=name)
         info = RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}/{name}", "private")
-        # what the readers say of values is said of the rows returned alone (not of a repeat
-        # dropped): kept back by row until they are known
-        try:
-            with shaping(info, endpoint, found), rows_said_later() as later:
-                frame, column = _sub_framed(sub, items)
-        except ServiceContractError as exc:
-            if exc.finding != "wrong_shape":
-                raise
-            raise _sub_unreadable(exc, sub, each, len(wanted), failures) from None
+
+        def rows_of(ident: str, pages: Pages[Any]) -> list[dict]:
+            """``ident``'s rows (its pages' items, ``limit`` cut), each with its id."""
+            rows = [item for part in pages.parts for item in part]
+            return [{**row, parent: ident} for row in rows[:limit]]
+
+        def short(partial: pd.DataFrame | None, stop: ServiceContractError | None) -> Exception:
+            """The call's error when some ids failed, or were read in part (a later page
+            failed, or held an unreadable item: ``stop``): ``partial`` the frame of the rest,
+            what it found said as the call's (``strict``: on ``partial.attrs`` only)."""
+            if not strict:
+                if partial is not None:
+                    found.report(strict=False)
+                if gone:
+                    warn_missing(
+                        f"{len(gone)} of {len(wanted)} {entity} answered 404 ({why}): their "
+                        f"{name} are not in the partial frame; see its attrs['missing_ids']"
+                    )
+            # an id read in part is a failed id as one not read at all: ``.failed`` holds the
+            # id (the partial's rows of it are dropped by ``isin``), its label names the
+            # pages, and the partial keeps the rows that did arrive
+            partly: dict[str, list[ItemFailure]] = {}
+            for ident, pages in pulled:
+                for f in pages.failed:
+                    partly.setdefault(ident, []).append(f)
+            lost = f"; {len(gone)} answered 404, in .partial.attrs['missing_ids']" if gone else ""
+            return incomplete(
+                len(wanted),
+                len(pulled) - len(partly),
+                [f.item for f in failures] + list(partly),
+                errors=[f.error for f in failures] + [fs[0].error for fs in partly.values()],
+                partial=partial,
+                what=f"{entity} ({name}{lost})",
+                stop=stop or stopped([f for fs in partly.values() for f in fs]),
+                labels=[str(f.item) for f in failures]
+                + [_pages_label(ident, [f.item for f in fs]) for ident, fs in partly.items()],
+            )
+
+        unread: ServiceContractError | None = None  # an unreadable item, named
+        while True:
+            found = Findings(endpoint)
+            for ident in wanted:  # what the ids' pages say alike (meta as text ...) is said once
+                found.absorb(said.get(ident, ()))
+            items: list[dict] = []
+            responses: list[Any] = []
+            keys: set[str] = set()
+            parts: list[tuple[str, int, frozenset[str]]] = []  # each id's pages (for its fields)
+            for ident, pages in pulled:
+                responses += pages.infos
+                keys |= pages.keys
+                parts += page_parts(pages.infos, f"{ident} ")
+                items += rows_of(ident, pages)
+            # what the readers say of values is said of the rows returned alone (not of a
+            # repeat dropped): kept back by row until they are known
+            try:
+                with shaping(info, endpoint, found), rows_said_later() as later:
+                    frame, column = _sub_framed(sub, items)
+                break
+            except ServiceContractError as exc:
+                if exc.finding != "wrong_shape":
+                    raise
+                if unread is not None:  # the rest typed differently from id to id
+                    raise short(None, unread) from None
+                # the ids whose rows cannot be read alone become ids read in part (their
+                # rows that read kept), and the call is built again of the rest
+                cut = _sub_unreadable(exc, sub, pulled, rows_of)
+                if cut is None:  # each id reads alone: values typed differently id to id
+                    raise
+                pulled, unread = cut
+                if single and not any(pulled[0][1].parts):
+                    raise unread from None  # nothing else of it reads
         absent = missing_fields(keys, answer, found, n_items=len(items), parts=parts)
         built = len(frame)
         frame, at = dedupe_at(frame, [parent, "id"], found, np.arange(built))
@@ -2561,30 +2681,12 @@ class PrivateApi:
             findings=found.records(),
             **({"page_size_refused": _said_once(list(refused.values()))} if refused else {}),
         )
-        page_failures = [(ident, f) for ident, pages in pulled for f in pages.failed]
-        if failures or page_failures:
-            # an id read in part (a later page failed) is a failed id as one not read at all:
-            # ``.failed`` holds the id (the partial's rows of it are dropped by ``isin``), its
-            # label names the pages, and the partial keeps the rows that did arrive
-            partly: dict[str, list[ItemFailure]] = {}
-            for ident, f in page_failures:
-                partly.setdefault(ident, []).append(f)
-            raise incomplete(
-                len(wanted),
-                len(pulled) - len(partly),
-                [f.item for f in failures] + list(partly),
-                errors=[f.error for f in failures] + [fs[0].error for fs in partly.values()],
-                partial=frame,
-                what=f"{entity} ({name})",
-                stop=stopped([f for _, f in page_failures]),
-                labels=[str(f.item) for f in failures]
-                + [_pages_label(ident, [f.item for f in fs]) for ident, fs in partly.items()],
-            )
+        if failures or unread is not None or any(pages.failed for _, pages in pulled):
+            raise short(frame, unread)
         found.report(
             strict=strict, partial=frame, expected=frame.attrs["rows_expected"], received=len(frame)
         )
         if gone:
-            why = route_404(name) if routeless else SUB_404
             if strict:
                 singular = {"companies": "company", "investors": "investor"}.get(entity, entity)
                 raise IncompleteResultError(
