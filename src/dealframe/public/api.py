@@ -54,6 +54,7 @@ from ..frames.public import (
     current_frame,
     group_current_frame,
     group_time_series_frame,
+    month_ordinal,
     read_current_page,
     read_meta,
     search_frame,
@@ -536,9 +537,11 @@ def _respelled_members(
     naming the items by their ``label`` member: ``sku``, ``period``): the rule of
     ``current()`` (:func:`~dealframe.contract.respelled_fields`), so values served under
     another spelling of a field asked are read, not thrown away. Beside the field itself, a
-    spelling fills the months the field lacks (the field's own value kept where both hold
-    one, said). Without ``names`` (the service's default fields, its own names) the items
-    are as served.
+    spelling fills the months the field lacks (``data``: months matched as the frames read
+    them, ``2024-01`` and ``2024-01-01`` one month; the items of one SKU one series) or a
+    period's null value (``median``), the field's own value kept where both hold one, said;
+    a spelling not read is left out of the item. Without ``names`` (the service's default
+    fields, its own names) the items are as served.
 
     Examples
     --------
@@ -559,6 +562,7 @@ def _respelled_members(
         read_as="the field asked",
         labels=[str(item.get(label, f"item {at + 1}")) for at, item in enumerate(held)],
         series=True,
+        month=month_ordinal if member == "data" else None,  # data: maps of months
     )
     if all(new is item[member] for new, item in zip(read, held, strict=True)):
         return items  # no key respelled: most answers
