@@ -506,16 +506,16 @@ def written(value: Any, limit: int = 50) -> str:
     return "null" if value is None else quoted(value, limit)
 
 
-def first_of(names: Sequence[Any], shown: int = 5) -> str:
+def first_of(names: Sequence[Any], shown: int = 5, sep: str = ", ") -> str:
     """The first ``shown`` of ``names`` (ids, SKUs, buckets) as a finding names them,
-    comma-separated, then how many more there are.
+    separated by ``sep`` (``"; "`` for names that hold commas), then how many more there are.
 
     Examples
     --------
     >>> first_of(["a", "b"]), first_of(list("abcdefg"))
     ('a, b', 'a, b, c, d, e and 2 more')
     """
-    words = ", ".join(map(str, names[:shown]))
+    words = sep.join(map(str, names[:shown]))
     return words + (f" and {len(names) - shown:,} more" if len(names) > shown else "")
 
 
@@ -1327,9 +1327,7 @@ def absent_from_answers(
         return
     total = noted["answers"]
     shown = "; ".join(
-        f"{name} in {len(lacking):,} of {total:,} answers: id "
-        + ", ".join(lacking[:_IDS_SHOWN])
-        + (f" and {len(lacking) - _IDS_SHOWN:,} more" if len(lacking) > _IDS_SHOWN else "")
+        f"{name} in {len(lacking):,} of {total:,} answers: id {first_of(lacking, _IDS_SHOWN)}"
         for name, lacking in ids.items()
     )
     found.say(

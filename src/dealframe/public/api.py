@@ -26,6 +26,7 @@ from ..contract import (
     Findings,
     dedupe_items,
     document_values,
+    first_of,
     identities,
     keys_present,
     meta_values,
@@ -196,7 +197,7 @@ def _off_layout_said(skus: Iterable[Any], version: str, found: Findings) -> list
     if off:
         shape = "<EXCHANGE>_<TICKER>" if version == "v1" else "<TICKER>-<ISO3>[.N]"
         why = next(iter(off.values())).strip()[1:-1]  # " (...)" of the first, or ""
-        shown = ", ".join(list(off)[:5]) + (f" and {len(off) - 5:,} more" if len(off) > 5 else "")
+        shown = first_of(list(off))
         found.add(
             "unknown_value",
             f"sku outside the {version} layout {shape} in {len(off):,} of {len(given):,} "
@@ -661,7 +662,7 @@ def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[
     kept = [it for it in items if it.get("data") is not None]
     bare = [str(it.get("sku")) for it in kept if isinstance(it["data"], Mapping) and not it["data"]]
     if bare and len(bare) < len(kept):  # returned, with no field at all: said, not silent
-        shown = ", ".join(bare[:5]) + (" ..." if len(bare) > 5 else "")
+        shown = first_of(bare)
         found.add(
             "null_field",
             f"data is empty ({{}}) in {len(bare)} of {len(items)} items ({shown}): no value "
@@ -669,7 +670,7 @@ def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[
         )
     if len(kept) < len(items):
         empty = [str(it.get("sku")) for it in items if it.get("data") is None]
-        shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
+        shown = first_of(empty)
         found.add(
             "null_field",
             f"data is null or absent in {len(empty)} of {len(items)} items ({shown}): "
@@ -783,7 +784,7 @@ def _null_medians(items: list[Mapping[str, Any]], found: Findings) -> None:
     rows are kept, every value NaN (a silent row of empty values until said)."""
     empty = [str(it.get("period")) for it in items if it.get("median") is None]
     if empty:
-        shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
+        shown = first_of(empty)
         found.add(
             "null_field",
             f"median is null or absent in {len(empty)} of {len(items)} periods ({shown}): "
@@ -867,7 +868,7 @@ def _as_asked(
         found.add(
             "respelled_sku",
             f"{len(respelled)} items have their SKU in another case than asked "
-            f"({', '.join(respelled[:3])}{' ...' if len(respelled) > 3 else ''}): "
+            f"({first_of(respelled, 3)}): "
             "read as the SKU asked",
         )
     return out
@@ -1248,7 +1249,7 @@ class PublicApi:
                 raise IncompleteResultError(
                     len(wanted), len(wanted) - len(missing), missing, partial=frame, what="SKUs"
                 )
-            shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+            shown = first_of(missing)
             warn_missing(
                 f"{len(missing)} of {len(wanted)} SKUs were not returned by the service: "
                 f"{shown} (see df.attrs['missing_skus'])"
