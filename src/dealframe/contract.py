@@ -42,7 +42,7 @@ import re
 import unicodedata
 import warnings
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -506,16 +506,16 @@ def written(value: Any, limit: int = 50) -> str:
     return "null" if value is None else quoted(value, limit)
 
 
-def first_of(names: Sequence[Any], shown: int = 5) -> str:
+def first_of(names: Sequence[Any], shown: int = 5, sep: str = ", ") -> str:
     """The first ``shown`` of ``names`` (ids, SKUs, buckets) as a finding names them,
-    comma-separated, then how many more there are.
+    separated by ``sep`` (``"; "`` for names that hold commas), then how many more there are.
 
     Examples
     --------
     >>> first_of(["a", "b"]), first_of(list("abcdefg"))
     ('a, b', 'a, b, c, d, e and 2 more')
     """
-    words = ", ".join(map(str, names[:shown]))
+    words = sep.join(map(str, names[:shown]))
     return words + (f" and {len(names) - shown:,} more" if len(names) > shown else "")
 
 
@@ -1327,9 +1327,7 @@ def absent_from_answers(
         return
     total = noted["answers"]
     shown = "; ".join(
-        f"{name} in {len(lacking):,} of {total:,} answers: id "
-        + ", ".join(lacking[:_IDS_SHOWN])
-        + (f" and {len(lacking) - _IDS_SHOWN:,} more" if len(lacking) > _IDS_SHOWN else "")
+        f"{name} in {len(lacking):,} of {total:,} answers: id {first_of(lacking, _IDS_SHOWN)}"
         for name, lacking in ids.items()
     )
     found.say(
@@ -1460,6 +1458,7 @@ def respelled_fields(
     read_as: str = "the documented field",
     labels: Sequence[str] | None = None,
     series: bool = False,
+    month: Callable[[Any], Any] | None = None,
 ) -> list[Mapping[str, Any]]:
     """``items`` with each member that spells one of ``names`` in another case, or with
     separators (``marketCapLCU``, ``market_cap_lcu`` for ``marketCapLcu``), renamed to it,
@@ -1473,13 +1472,23 @@ def respelled_fields(
     both are kept as served, that field's column is null for the item, and the finding names
     the spellings kept and the item; the item's other members are read as ever.
 
-    With ``series`` (the ``data`` or ``median`` of time-series items: each field a map of
-    months to values, or a period's one value, and a member no field asked is no column at
-    all), a spelling beside the field itself fills the months the field lacks (absent or
-    null), or its null value, said with how many values; a value both hold, differing, is
-    the field's own, said with the item (and month); the spelling is then gone from the
-    item (one a map of months and the other not: not read, said). Two spellings of one field
-    without the field itself: neither read, their values left out, said.
+    With ``series`` (the ``data`` or ``median`` of time-series items, a member no field
+    asked is no column and no row), a spelling beside the field itself is read where the
+    field has no value, and is then gone from the item:
+
+    - with ``month`` (``data``: each field a map of months; ``month`` reads a month key, so
+      that ``"2024-01"`` and ``"2024-01-01"`` are one month), it fills the months the field
+      lacks (absent or null; a null field lacks every month), the value written under the
+      field's own key of that month where it has one; the items of one ``labels`` entry (a
+      SKU served twice) are one series: a month the field holds in any of them is the
+      field's own;
+    - without (``median``: a period's one value), it fills the field's null value.
+
+    Said with how many values are read (a spelling that only repeats the field's values,
+    or holds none, is not said); a value both hold, differing, is the field's own, said with
+    the item (and month). A spelling that is not a map of months beside one (or a map
+    beside a period's value), and two spellings of one field without the field itself, are
+    not read: left out of the item, said.
 
     ``labels`` names each item in the finding (a SKU, a period); without, its ``sku`` or
     ``id``, else its place.
@@ -1493,8 +1502,9 @@ def respelled_fields(
     'member(s) written in another case or with separators, read as the documented field: marketCapLCU as marketCapLcu (in 1 of 1 items)'
     >>> found = Findings("POST /x")
     >>> respelled_fields([{"peNtm": {"2024-01": 1.0, "2024-02": None},
-    ...                    "PENTM": {"2024-02": 2.0, "2024-01": 3.0}}], ["peNtm"], found,
-    ...                  read_as="the field asked", labels=["A"], series=True)
+    ...                    "PENTM": {"2024-02-01": 2.0, "2024-01": 3.0}}], ["peNtm"], found,
+    ...                  read_as="the field asked", labels=["A"], series=True,
+    ...                  month=lambda key: key[:7])
     [{'peNtm': {'2024-01': 1.0, '2024-02': 2.0}}]
     >>> print(found.items[0].message)
     member(s) written in another case or with separators beside the field asked itself, read where it has no value: PENTM beside peNtm, 1 value(s) (in 1 of 1 items: A); a value both hold, differing, is the field's own: PENTM beside peNtm in A 2024-01
@@ -1517,12 +1527,12 @@ def respelled_fields(
         items = [{f: getattr(item, f) for f in typed} for item in items]
     read: Counter[tuple[str, str]] = Counter()
     kept: dict[tuple[str, ...], list[str]] = {}  # the spellings of one field -> the items
-    filled: dict[tuple[str, str], list[Any]] = {}  # series: (spelling, field) -> [values, items]
-    differ: dict[tuple[str, str], list[str]] = {}  # series: -> "item month" both hold
-    unread: dict[tuple[str, str], list[str]] = {}  # series: no map of months -> items
+    beside: list[tuple[int, str, str]] = []  # series: (item, spelling, field) of one beside it
+    named: list[str] = []
     out: list[Mapping[str, Any]] = []
     for item in items:
         label = labels[len(out)] if labels is not None else _item_label(item, len(out))
+        named.append(label)
         renamed = {
             key: mine
             for key in item
@@ -1532,46 +1542,27 @@ def respelled_fields(
             and mine not in item
         }
         fields = Counter(renamed.values())
+        unread: list[str] = []
         if len(fields) < len(renamed):  # two spellings of one field: neither is read
             for mine in [m for m, n in fields.items() if n > 1]:
                 spelt = tuple(k for k, m in renamed.items() if m == mine)
                 kept.setdefault((mine, *spelt), []).append(label)
+                unread.extend(spelt)
             renamed = {k: m for k, m in renamed.items() if fields[m] == 1}
         read.update(renamed.items())
         row = {renamed.get(k, k): v for k, v in item.items()} if renamed else item
-        beside = [
-            (key, mine)
-            for key in item
-            if series
-            and isinstance(key, str)
-            and key not in known
-            and (mine := by_fold.get(_folded(key)))
-            and mine in item
-        ]
-        merged = dict(row) if beside else {}
-        for key, mine in beside:  # series: the months the field lacks, from the spelling
-            own, theirs = merged[mine], merged[key]
-            if isinstance(own, Mapping) and isinstance(theirs, Mapping):  # months: values
-                new = {m: v for m, v in theirs.items() if v is not None and own.get(m) is None}
-                both = [
-                    f"{label} {m}"
-                    for m, v in theirs.items()
-                    if v is not None and own.get(m) not in (None, v)
-                ]
-                merged[mine] = {**own, **new}
-            elif isinstance(own, Mapping) or isinstance(theirs, Mapping):  # one a map: unread
-                unread.setdefault((key, mine), []).append(label)
-                continue
-            else:  # one value (a period's median)
-                new = {} if theirs is None or own is not None else {"": theirs}
-                both = [label] if own is not None and theirs not in (None, own) else []
-                merged[mine] = own if own is not None else theirs
-            del merged[key]
-            got = filled.setdefault((key, mine), [0, []])
-            got[0] += len(new)
-            got[1].append(label)
-            differ.setdefault((key, mine), []).extend(both)
-        out.append(merged if beside else row)
+        if series:
+            beside.extend(
+                (len(out), key, mine)
+                for key in item
+                if isinstance(key, str)
+                and key not in known
+                and (mine := by_fold.get(_folded(key)))
+                and mine in item
+            )
+            if unread:  # a time series makes no column (row) of them: left out
+                row = {k: v for k, v in row.items() if k not in unread}
+        out.append(row)
     said = []
     if read:
         shown = ", ".join(f"{_shown_key(key)} as {mine}" for key, mine in sorted(read)[:6])
@@ -1580,30 +1571,8 @@ def respelled_fields(
             "member(s) written in another case or with separators, read as "
             f"{read_as}: {shown}{' ...' if len(read) > 6 else ''} (in {most} of {len(items)} items)"
         )
-    if filled:
-        shown = "; ".join(
-            f"{_shown_key(key)} beside {mine}, {values} value(s) (in {len(where)} of "
-            f"{len(items)} items: {first_of(where, 3)})"
-            for (key, mine), (values, where) in sorted(filled.items())[:6]
-        )
-        said.append(
-            "member(s) written in another case or with separators beside "
-            f"{read_as} itself, read where it has no value: {shown}"
-        )
-    if any(differ.values()):
-        shown = "; ".join(
-            f"{_shown_key(key)} beside {mine} in {first_of(where, 3)}"
-            for (key, mine), where in sorted(differ.items())[:6]
-            if where
-        )
-        said.append(f"a value both hold, differing, is the field's own: {shown}")
-    if unread:
-        shown = "; ".join(
-            f"{_shown_key(key)} beside {mine} (in {len(where)} of {len(items)} items: "
-            f"{first_of(where, 3)})"
-            for (key, mine), where in sorted(unread.items())[:6]
-        )
-        said.append(f"one a map of months and the other not, not read: {shown}")
+    if beside:
+        said.extend(_series_filled(out, named, beside, month, read_as, len(items)))
     if kept:
         shown = "; ".join(
             f"{' and '.join(map(_shown_key, spelt))} both spell {mine}, "
@@ -1623,6 +1592,127 @@ def respelled_fields(
     if said:
         found.add("respelled_field", "; ".join(said))
     return out
+
+
+def _series_filled(
+    out: list[Mapping[str, Any]],
+    labels: list[str],
+    beside: list[tuple[int, str, str]],
+    month: Callable[[Any], Any] | None,
+    read_as: str,
+    n_items: int,
+) -> list[str]:
+    """Read into ``out`` (in place: each item touched copied first) each spelling of
+    ``beside`` (``(item, spelling, field)``) where its field has no value, as
+    :func:`respelled_fields` says with ``series``; the spelling is gone from its item.
+    Returns the parts of its finding: the values read, those both hold differing, the
+    spellings not read."""
+    mine_of = {(at, mine) for at, _, mine in beside}
+    copied: set[int] = set()
+    writable: dict[tuple[int, str], dict[Any, Any]] = {}
+
+    def own(at: int, mine: str) -> dict[Any, Any]:  # item ``at``'s field, writable
+        if at not in copied:
+            out[at] = dict(out[at])
+            copied.add(at)
+        if (at, mine) not in writable:
+            held = out[at].get(mine)
+            writable[at, mine] = dict(held) if isinstance(held, Mapping) else {}
+            out[at][mine] = writable[at, mine]  # type: ignore[index]
+        return writable[at, mine]
+
+    def reading(key: Any) -> Any:  # the month a key names; a key naming none: itself
+        said = month(key) if month is not None else None
+        return key if said is None else said
+
+    # the field's own value of each series and month: the first served (as the frames read
+    # it), in whichever item of its label (a SKU served twice is one series)
+    first: dict[tuple[str, str, Any], tuple[int, Any, Any]] = {}
+    series = {(labels[at], mine) for at, mine in mine_of}
+    if month is not None:
+        for at, item in enumerate(out):
+            for mine in {m for label, m in series if label == labels[at]}:
+                held = item.get(mine)
+                if isinstance(held, Mapping):
+                    for key, value in held.items():
+                        first.setdefault((labels[at], mine, reading(key)), (at, key, value))
+    filled: dict[tuple[str, str], list[Any]] = {}  # (spelling, field) -> [values, items]
+    differ: dict[tuple[str, str], list[str]] = {}  # -> "item month" both hold
+    unread: dict[tuple[str, str], list[str]] = {}  # -> items: not a map beside a map
+    taken: set[tuple[str, str, Any]] = set()  # the months a spelling filled
+    for at, key, mine in beside:
+        if at not in copied:
+            out[at] = dict(out[at])
+            copied.add(at)
+        item = out[at]
+        label, theirs = labels[at], item.pop(key)  # type: ignore[attr-defined]
+        mine_value = item.get(mine)
+        values, both = 0, []
+        if theirs is None:
+            continue  # nothing to read
+        if (
+            month is not None
+            and isinstance(theirs, Mapping)
+            and (mine_value is None or isinstance(mine_value, Mapping))
+        ):
+            for when, value in theirs.items():
+                if value is None:
+                    continue
+                slot = (label, mine, reading(when))
+                if slot in taken:
+                    continue  # another spelling's value there first
+                where, own_key, own_value = first.get(slot, (at, when, None))
+                if own_value is None:
+                    own(where, mine)[own_key] = value
+                    first[slot] = (where, own_key, value)
+                    taken.add(slot)
+                    values += 1
+                elif own_value != value:
+                    both.append(f"{label} {when}")
+        elif (
+            month is None
+            and not isinstance(theirs, Mapping)
+            and not isinstance(mine_value, Mapping)
+        ):
+            if mine_value is None:
+                item[mine] = theirs  # type: ignore[index]
+                values = 1
+            elif theirs != mine_value:
+                both.append(label)
+        else:  # a map of months beside one value, or no map beside a map: not read
+            unread.setdefault((key, mine), []).append(label)
+            continue
+        if values:
+            got = filled.setdefault((key, mine), [0, []])
+            got[0] += values
+            got[1].append(label)
+        if both:
+            differ.setdefault((key, mine), []).extend(both)
+    said = []
+    if filled:
+        shown = "; ".join(
+            f"{_shown_key(key)} beside {mine}, {values} value(s) (in {len(where)} of "
+            f"{n_items} items: {first_of(where, 3)})"
+            for (key, mine), (values, where) in sorted(filled.items())[:6]
+        )
+        said.append(
+            "member(s) written in another case or with separators beside "
+            f"{read_as} itself, read where it has no value: {shown}"
+        )
+    if differ:
+        shown = "; ".join(
+            f"{_shown_key(key)} beside {mine} in {first_of(where, 3)}"
+            for (key, mine), where in sorted(differ.items())[:6]
+        )
+        said.append(f"a value both hold, differing, is the field's own: {shown}")
+    if unread:
+        shown = "; ".join(
+            f"{_shown_key(key)} beside {mine} (in {len(where)} of {n_items} items: "
+            f"{first_of(where, 3)})"
+            for (key, mine), where in sorted(unread.items())[:6]
+        )
+        said.append(f"one a map of months and the other not, not read (left out): {shown}")
+    return said
 
 
 def _item_label(item: Mapping[str, Any], at: int) -> str:

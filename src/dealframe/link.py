@@ -48,6 +48,7 @@ import pandas as pd
 
 from dealframe._countries import is_country, meant
 from dealframe.arguments import checked_keywords
+from dealframe.contract import first_of
 from dealframe.errors import ValidationError
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import LINK
@@ -504,9 +505,7 @@ def _warn_unlinked(unlinked: list[str], direction: str) -> None:
     """One :class:`ServiceContractWarning` naming the tickers the families list on exchanges
     written otherwise: the link cannot tell one exchange in two spellings from two exchanges."""
     if unlinked:
-        shown = ", ".join(unlinked[:5]) + (
-            f" and {len(unlinked) - 5} more" if len(unlinked) > 5 else ""
-        )
+        shown = first_of(unlinked)
         warnings.warn(
             f"{direction}: {len(unlinked)} listing(s) not linked, the two families giving the "
             f"ticker on exchanges written otherwise (or none): {shown}; see the rows' evidence",

@@ -22,6 +22,7 @@ from matplotlib.transforms import blended_transform_factory
 from dealframe._figures import money, number
 from dealframe._wording import counted, plural
 from dealframe.arguments import checked_keywords
+from dealframe.contract import first_of
 from dealframe.errors import ValidationError
 from dealframe.notices import MissingDataWarning, user_stacklevel
 
@@ -284,11 +285,6 @@ def _attrs_differ(local: pd.DataFrame, buckets: pd.DataFrame) -> None:
             )
 
 
-def _listed(labels: list[str], most: int = 6) -> str:
-    shown = ", ".join(labels[:most])
-    return shown + (f" and {len(labels) - most} more" if len(labels) > most else "")
-
-
 def _finite_only(drawn: dict[str, np.ndarray], labels: list[str]) -> list[str]:
     """Replace the infinite values of ``drawn`` (statistic: one value per bucket of
     ``labels``) with NaN, so they are not drawn, and name them in a :class:`~dealframe.MissingDataWarning`
@@ -314,7 +310,7 @@ def _finite_only(drawn: dict[str, np.ndarray], labels: list[str]) -> list[str]:
     if found:
         said = [f"{label} ({', '.join(found[label])})" for label in labels if label in found]
         warnings.warn(
-            f"quarterly_medians: infinite values not drawn: {_listed(said)}",
+            f"quarterly_medians: infinite values not drawn: {first_of(said, 6)}",
             MissingDataWarning,
             stacklevel=user_stacklevel(),
         )
@@ -343,11 +339,11 @@ def _aligned_median(local: Any, buckets: pd.DataFrame) -> np.ndarray:
         if extra:
             parts.append(
                 f"not drawn: {counted(len(extra), 'local bucket')} not in buckets "
-                f"({_listed(extra)})"
+                f"({first_of(extra, 6)})"
             )
         if absent:
             parts.append(
-                f"no local median for {counted(len(absent), 'bucket')} ({_listed(absent)})"
+                f"no local median for {counted(len(absent), 'bucket')} ({first_of(absent, 6)})"
             )
         warnings.warn(
             "quarterly_medians: " + "; ".join(parts) + " (matched by bucket label)",

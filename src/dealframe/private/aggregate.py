@@ -217,10 +217,10 @@ def _threshold_said(meta: Mapping[str, Any], found: Findings) -> None:
     """
     method = meta.get("methodology")
     if not isinstance(method, Mapping):
-        written = "absent" if method is None else f"{type(method).__name__}, not an object"
+        held = "absent" if method is None else f"{type(method).__name__}, not an object"
         found.add(
             "missing_field",
-            f"meta.methodology is {written}: the small-n threshold and the window "
+            f"meta.methodology is {held}: the small-n threshold and the window "
             "(small_n_threshold, date_range) are unknown",
         )
         return

@@ -2193,7 +2193,7 @@ class PrivateApi:
                 others.append(f"asked for {ident}, the answer's id is {data.get('id')!r}")
             got.append((ident, response))
         if others:  # said once for the call, not once per id: the count and the first few
-            n, shown = len(others), "; ".join(others[:5]) + (" ..." if len(others) > 5 else "")
+            n, shown = len(others), first_of(others, sep="; ")
             found.add(
                 "wrong_entity",
                 shown if n == 1 else f"{n} of {len(wanted)} answers are of another id: {shown}",

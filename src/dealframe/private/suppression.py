@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..contract import Findings
+from ..contract import Findings, first_of
 
 __all__ = ["STATISTICS", "UNEXPLAINED", "OffThreshold", "off_threshold", "threshold_said"]
 
@@ -161,8 +161,8 @@ def _otherwise_null(
 
 
 def _listed(buckets: list[tuple[str, int]]) -> str:
-    words = ", ".join(f"{label} n={n}" for label, n in buckets[:_NAMED])
-    return words + (f" and {len(buckets) - _NAMED} more" if len(buckets) > _NAMED else "")
+    """The buckets as a finding names them (:func:`~dealframe.contract.first_of`)."""
+    return first_of([f"{label} n={n}" for label, n in buckets], _NAMED)
 
 
 def threshold_said(frame: pd.DataFrame, threshold: int | None, found: Findings) -> OffThreshold:

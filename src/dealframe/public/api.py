@@ -26,6 +26,7 @@ from ..contract import (
     Findings,
     dedupe_items,
     document_values,
+    first_of,
     identities,
     keys_present,
     meta_values,
@@ -54,6 +55,7 @@ from ..frames.public import (
     current_frame,
     group_current_frame,
     group_time_series_frame,
+    month_ordinal,
     read_current_page,
     read_meta,
     search_frame,
@@ -195,7 +197,7 @@ def _off_layout_said(skus: Iterable[Any], version: str, found: Findings) -> list
     if off:
         shape = "<EXCHANGE>_<TICKER>" if version == "v1" else "<TICKER>-<ISO3>[.N]"
         why = next(iter(off.values())).strip()[1:-1]  # " (...)" of the first, or ""
-        shown = ", ".join(list(off)[:5]) + (f" and {len(off) - 5:,} more" if len(off) > 5 else "")
+        shown = first_of(list(off))
         found.add(
             "unknown_value",
             f"sku outside the {version} layout {shape} in {len(off):,} of {len(given):,} "
@@ -536,9 +538,11 @@ def _respelled_members(
     naming the items by their ``label`` member: ``sku``, ``period``): the rule of
     ``current()`` (:func:`~dealframe.contract.respelled_fields`), so values served under
     another spelling of a field asked are read, not thrown away. Beside the field itself, a
-    spelling fills the months the field lacks (the field's own value kept where both hold
-    one, said). Without ``names`` (the service's default fields, its own names) the items
-    are as served.
+    spelling fills the months the field lacks (``data``: months matched as the frames read
+    them, ``2024-01`` and ``2024-01-01`` one month; the items of one SKU one series) or a
+    period's null value (``median``), the field's own value kept where both hold one, said;
+    a spelling not read is left out of the item. Without ``names`` (the service's default
+    fields, its own names) the items are as served.
 
     Examples
     --------
@@ -559,6 +563,7 @@ def _respelled_members(
         read_as="the field asked",
         labels=[str(item.get(label, f"item {at + 1}")) for at, item in enumerate(held)],
         series=True,
+        month=month_ordinal if member == "data" else None,  # data: maps of months
     )
     if all(new is item[member] for new, item in zip(read, held, strict=True)):
         return items  # no key respelled: most answers
@@ -657,7 +662,7 @@ def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[
     kept = [it for it in items if it.get("data") is not None]
     bare = [str(it.get("sku")) for it in kept if isinstance(it["data"], Mapping) and not it["data"]]
     if bare and len(bare) < len(kept):  # returned, with no field at all: said, not silent
-        shown = ", ".join(bare[:5]) + (" ..." if len(bare) > 5 else "")
+        shown = first_of(bare)
         found.add(
             "null_field",
             f"data is empty ({{}}) in {len(bare)} of {len(items)} items ({shown}): no value "
@@ -665,7 +670,7 @@ def _with_data(items: list[Mapping[str, Any]], found: Findings) -> list[Mapping[
         )
     if len(kept) < len(items):
         empty = [str(it.get("sku")) for it in items if it.get("data") is None]
-        shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
+        shown = first_of(empty)
         found.add(
             "null_field",
             f"data is null or absent in {len(empty)} of {len(items)} items ({shown}): "
@@ -779,7 +784,7 @@ def _null_medians(items: list[Mapping[str, Any]], found: Findings) -> None:
     rows are kept, every value NaN (a silent row of empty values until said)."""
     empty = [str(it.get("period")) for it in items if it.get("median") is None]
     if empty:
-        shown = ", ".join(empty[:5]) + (" ..." if len(empty) > 5 else "")
+        shown = first_of(empty)
         found.add(
             "null_field",
             f"median is null or absent in {len(empty)} of {len(items)} periods ({shown}): "
@@ -863,7 +868,7 @@ def _as_asked(
         found.add(
             "respelled_sku",
             f"{len(respelled)} items have their SKU in another case than asked "
-            f"({', '.join(respelled[:3])}{' ...' if len(respelled) > 3 else ''}): "
+            f"({first_of(respelled, 3)}): "
             "read as the SKU asked",
         )
     return out
@@ -1244,7 +1249,7 @@ class PublicApi:
                 raise IncompleteResultError(
                     len(wanted), len(wanted) - len(missing), missing, partial=frame, what="SKUs"
                 )
-            shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+            shown = first_of(missing)
             warn_missing(
                 f"{len(missing)} of {len(wanted)} SKUs were not returned by the service: "
                 f"{shown} (see df.attrs['missing_skus'])"
