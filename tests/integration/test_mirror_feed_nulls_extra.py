@@ -105,6 +105,29 @@ def test_fields_not_mirrored_are_named_once(via, proxy, tmp_path):
     assert "ticker_symbol" not in mirror.load(tmp_path / "m", "companies").columns
 
 
+def test_a_field_first_sent_to_a_sync_that_writes_nothing_is_still_named(via, proxy, tmp_path):
+    """Every row read again (a long overlap), none changed in the table's columns, so nothing
+    is written: a field the rows now carry, which the table does not store, was said by no
+    earlier sync (the table cannot show it), so this one names it."""
+    folder = tmp_path / "m"
+    _sync(via, folder, "companies")
+    proxy.add(COMPANIES, set_field("ticker_symbol", "X"), method="POST")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = mirror.sync(
+            via,
+            folder,
+            entities=("companies",),
+            page_size=500,
+            overlap=pd.Timedelta(days=36500),
+            progress=False,
+        )
+    done = report["companies"]
+    assert done.rows_received > 0 and done.rows_written == 0
+    assert done.fields_not_mirrored is not None and "ticker_symbol" in done.fields_not_mirrored
+    assert len(_said(caught, NOT_MIRRORED)) == 1
+
+
 def test_an_undisturbed_feed_says_neither(via, tmp_path):
     done, caught = _sync(via, tmp_path / "m", "deals")
     assert done.fields_null is None and done.fields_not_mirrored is None

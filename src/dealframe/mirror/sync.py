@@ -134,9 +134,11 @@ class EntityReport:
     ``fields_not_mirrored`` names the fields the feed sent that the table does not store
     (beyond the document's fields of a list item: its columns are fixed). Both once per sync,
     each also said with a :class:`~dealframe.ServiceContractWarning`; like ``fields_absent``,
-    they count each record once, as last read (:mod:`~dealframe.mirror.arrived`). None of the
-    three is said by a sync that writes nothing: every row it read was one the overlap read
-    again, which the table holds as it is (the sync that wrote it said it).
+    they count each record once, as last read (:mod:`~dealframe.mirror.arrived`). A sync that
+    writes nothing says neither ``fields_absent`` nor ``fields_null``: every row it read was
+    one the overlap read again, which the table holds as it is (the sync that wrote it said
+    it); ``fields_not_mirrored`` is said by every sync whose rows carry such a field (the
+    table, not storing it, cannot show that the rows already carried it).
 
     Examples
     --------
@@ -748,8 +750,10 @@ def _sync_entity(
         problem,
     )
     report.filter_strict = walk.strict
-    if written or full:  # else every row read is a re-read the table holds as it is (no
-        _rows_said(report, staged, arrived, said)  # commit): the sync that wrote it said it
+    # a sync that writes nothing read only rows the table holds as they are: what they held
+    # of the table's columns was said by the sync that wrote them; a field the table does not
+    # store cannot be compared, and is said whatever was written
+    _rows_said(report, staged, arrived, said, written=bool(written or full))
     if walk.ahead:
         report.stamped_ahead = (
             f"{walk.ahead} row(s) stamped after {_iso(until)} (this machine's clock at the "
@@ -761,16 +765,21 @@ def _sync_entity(
     return report
 
 
-def _rows_said(report: EntityReport, staged: StagedRows, arrived: Arrived, said: Said) -> None:
+def _rows_said(
+    report: EntityReport, staged: StagedRows, arrived: Arrived, said: Said, *, written: bool
+) -> None:
     """Say, in ``report`` and once each among the sync's warnings, what the rows read held
     that the table does not keep as documented: fields absent from their items
-    (``fields_absent``), nulls where the document gives none (``fields_null``) and fields the
-    table does not store (``fields_not_mirrored``), each record counted once, as last read."""
+    (``fields_absent``), nulls where the document gives none (``fields_null``), each record
+    counted once, as last read, when rows were ``written``; and fields the table does not
+    store (``fields_not_mirrored``) always (no comparison with the table can show them)."""
     latest = staged.keep_mask(0, staged.position)  # each id's latest read, as written
-    report.fields_absent = "; ".join(staged.said) or None  # the table's values kept, or nulls
-    report.fields_null = arrived.nulls(latest)
+    if written:
+        report.fields_absent = "; ".join(staged.said) or None  # the table's values kept
+        report.fields_null = arrived.nulls(latest)
     report.fields_not_mirrored = arrived.not_mirrored(latest)
-    for found in (*staged.said, report.fields_null, report.fields_not_mirrored):
+    absent = staged.said if written else ()
+    for found in (*absent, report.fields_null, report.fields_not_mirrored):
         if found:
             said.append((ServiceContractWarning, f"the change feed of {report.entity}: {found}"))
 
