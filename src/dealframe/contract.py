@@ -1626,13 +1626,14 @@ def _ids_of(frame: pd.DataFrame, rows: pd.Series) -> str:
     return f": {key} {shown}" + (f" and {more:,} more" if more > 0 else "")
 
 
-def _absent_rows(absent: Mapping[str, np.ndarray], column: str, rows: int) -> np.ndarray:
-    """The rows of ``column`` whose field was absent (:func:`null_fields`' ``absent``), or
-    none when its mask is not one per row."""
+def _null_rows(frame: pd.DataFrame, column: str, absent: Mapping[str, np.ndarray]) -> pd.Series:
+    """The rows of ``column`` null, but those whose field was absent (:func:`null_fields`'
+    ``absent``; all of them when its mask is not one per row)."""
+    nulls = frame[column].isna()
     lacks = absent.get(_FIELD_OF_COLUMN.get(column, column))
-    if lacks is None or len(lacks) != rows:
-        return np.zeros(rows, dtype=bool)
-    return np.asarray(lacks, dtype=bool)
+    if lacks is None or len(lacks) != len(frame):
+        return nulls
+    return nulls & ~np.asarray(lacks, dtype=bool)
 
 
 def null_fields(
@@ -1666,7 +1667,7 @@ def null_fields(
     skip = set(missing)
     absent = absent or {}
     nulls = {
-        name: frame[name].isna() & ~_absent_rows(absent, name, len(frame))
+        name: _null_rows(frame, name, absent)
         for name in NOT_NULL.get(answer, ())
         if name in frame.columns and name not in skip and _FIELD_OF_COLUMN.get(name) not in skip
     }
