@@ -1301,30 +1301,46 @@ def absent_from_answers(
     answers: Iterable[tuple[str, Collection[str]]],
     wanted: Sequence[str],
     found: Findings,
-) -> None:
+) -> dict[str, np.ndarray]:
     """Say the ``wanted`` documented fields absent from single answers (profiles, single
     deals: one answer per id, ``answers`` as ``(id, keys)``): one ``missing_field`` finding
     for the call, not one per id, that names per field how many answers lack it and the
     first few of their ids. Called again with the same ``found`` (one call's answers read in
     parts), the finding is the call's, its counts those of every part (:meth:`Findings.say`).
 
+    Returns
+    -------
+    dict
+        Of these ``answers``: each field some of them lack, with a boolean per answer (True
+        where absent): the rows :func:`null_fields` leaves out (``absent``), their nulls
+        being this absence, said here.
+
     Examples
     --------
     >>> found = Findings("GET /x/{id}")
     >>> absent_from_answers([("a", {"id"}), ("b", {"id", "name"})], ["id", "name"], found)
+    {'name': array([ True, False])}
     >>> absent_from_answers([("c", {"id"})], ["id", "name"], found)
+    {'name': array([ True])}
     >>> [f.message for f in found]
     ['documented field(s) absent from single answers: name in 2 of 3 answers: id a, c (null in those rows)']
     """
     noted = found.notes.setdefault(_ABSENT_NOTE, {"answers": 0, "ids": {}})
     ids: dict[str, list[str]] = noted["ids"]
-    for ident, keys in answers:
+    lacking: dict[str, list[int]] = {}
+    answers = list(answers)
+    for at, (ident, keys) in enumerate(answers):
         noted["answers"] += 1
         for name in wanted:
             if name not in keys:
                 ids.setdefault(name, []).append(ident)
+                lacking.setdefault(name, []).append(at)
+    rows = {}
+    for name, where in lacking.items():
+        rows[name] = np.zeros(len(answers), dtype=bool)
+        rows[name][where] = True
     if not ids:
-        return
+        return rows
     total = noted["answers"]
     shown = "; ".join(
         f"{name} in {len(lacking):,} of {total:,} answers: id {first_of(lacking, _IDS_SHOWN)}"
@@ -1335,6 +1351,7 @@ def absent_from_answers(
         _ABSENT_NOTE[1],
         f"documented field(s) absent from single answers: {shown} (null in those rows)",
     )
+    return rows
 
 
 #: How many answers a ``missing_field`` finding of some answers names per field.
@@ -1813,20 +1830,33 @@ def _ids_of(frame: pd.DataFrame, rows: pd.Series) -> str:
     return f": {key} {shown}" + (f" and {more:,} more" if more > 0 else "")
 
 
+def _null_rows(frame: pd.DataFrame, column: str, absent: Mapping[str, np.ndarray]) -> pd.Series:
+    """The rows of ``column`` null, but those whose field was absent (:func:`null_fields`'
+    ``absent``; all of them when its mask is not one per row)."""
+    nulls = frame[column].isna()
+    lacks = absent.get(_FIELD_OF_COLUMN.get(column, column))
+    if lacks is None or len(lacks) != len(frame):
+        return nulls
+    return nulls & ~np.asarray(lacks, dtype=bool)
+
+
 def null_fields(
     frame: pd.DataFrame,
     answer: str,
     found: Findings,
     *,
     missing: Iterable[str] = (),
+    absent: Mapping[str, np.ndarray] | None = None,
     where: str | None = None,
 ) -> dict[str, int]:
     """Columns the document gives no null (:data:`NOT_NULL`) that hold nulls, with counts.
 
     A field absent from every item is a ``missing_field`` already (``missing``: document
-    field names, so ``target`` there stands for ``target_id``); the rows are kept, and a
-    ``null_field`` finding says how many of them are null where, and the first few of their
-    ids.
+    field names, so ``target`` there stands for ``target_id``), and so is one absent from
+    some items (``absent``: per document field, a boolean per row, True where it was absent,
+    as :func:`absent_from_answers` gives it): those rows are not looked at. The rows are
+    kept, and a ``null_field`` finding says how many of them are null where, and the first
+    few of their ids.
 
     Examples
     --------
@@ -1839,8 +1869,9 @@ def null_fields(
     'null where the document gives no null: deal_date in 1 of 2 rows: id d1; target (target_id) in 2 of 2 rows: id d1, d2 (rows kept; they fall out of anything filtered, grouped or bucketed on it)'
     """
     skip = set(missing)
+    absent = absent or {}
     nulls = {
-        name: frame[name].isna()
+        name: _null_rows(frame, name, absent)
         for name in NOT_NULL.get(answer, ())
         if name in frame.columns and name not in skip and _FIELD_OF_COLUMN.get(name) not in skip
     }

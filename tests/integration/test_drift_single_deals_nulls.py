@@ -38,7 +38,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures are used by name
 )
 
 from dealframe.errors import ServiceContractError
-from dealframe.notices import ServiceContractWarning
+from dealframe.notices import MissingDataWarning, ServiceContractWarning
 
 P = "/api/private/v1"
 SINGLE = rf"{P}/transactions/[0-9a-f-]+$"
@@ -173,3 +173,79 @@ def test_single_deals_of_another_id_are_said_once(fresh: Any, proxy: Any) -> Non
     assert len(said) == 1 and said[0].startswith("40 of 40 answers are of another id: "), said
     assert said[0].endswith(" and 35 more") and other in said[0], said
     assert len([m for m in o.warned(ServiceContractWarning) if "another id" in m]) == 1
+
+
+# A call with include_deleted=True reads the live deals' and the soft-deleted deals' single
+# forms in two parts: what they are found to be is still said once for the call.
+
+
+@pytest.fixture(scope="module")
+def mixed(direct: Any) -> list[str]:
+    """Six live deals' ids and four soft-deleted ones'."""
+    deals = direct.private.deals({"include_deleted": True}, deal_type=["Venture"])
+    gone = deals["deleted"].fillna(False).astype(bool)
+    ids = deals.loc[~gone, "id"].iloc[:6].tolist() + deals.loc[gone, "id"].iloc[:4].tolist()
+    assert len(ids) == 10, "the sandbox has soft-deleted Venture deals"
+    return ids
+
+
+def _mixed_deals(client: Any, ids: list[str]) -> Any:
+    return client.private.deals({"include_deleted": True}, id=ids, with_investors=True)
+
+
+@pytest.mark.parametrize(
+    ("action", "kind", "said"),
+    [
+        (set_field("investors", None), "null_field", "investors in 10 of 10 rows: id "),
+        (_without_ids("investors"), "missing_identity", "have no 'id' (investors), in "),
+        (
+            set_field("id", "00000000-0000-4000-8000-000000000001"),
+            "wrong_entity",
+            "10 of 10 answers are of another id: ",
+        ),
+    ],
+)
+def test_live_and_deleted_single_deals_are_said_once(
+    fresh: Any, proxy: Any, mixed: list[str], action: Any, kind: str, said: str
+) -> None:
+    proxy.add(SINGLE, action)
+    o = outcome(lambda: _mixed_deals(fresh, mixed))
+    assert o.error is None, repr(o.error)
+    assert o.value["deleted"].fillna(False).astype(bool).sum() == 4
+    found = _kinds(o.value.attrs["profiles"]["findings"], kind)
+    assert len(found) == 1 and said in found[0], found
+    if kind == "missing_identity":
+        assert " of 10 deals: id " in found[0], found
+    warned = [m for m in o.warned(ServiceContractWarning) if said in m]
+    assert len(warned) == 1, warned
+
+
+def test_a_field_absent_from_some_single_deals_is_no_null_field(
+    fresh: Any, proxy: Any, mixed: list[str]
+) -> None:
+    """Absent from one live and one soft-deleted deal's answer: said as absent, once; the
+    null it leaves in those rows is that absence, not a null_field besides."""
+    for ident in (mixed[0], mixed[-1]):
+        proxy.add(rf"{P}/transactions/{ident}$", drop_field("investors"))
+    o = outcome(lambda: _mixed_deals(fresh, mixed))
+    assert o.error is None, repr(o.error)
+    findings = o.value.attrs["profiles"]["findings"]
+    absent = _kinds(findings, "missing_field")
+    assert len(absent) == 1 and "investors in 2 of 10 answers: id " in absent[0], absent
+    assert mixed[0] in absent[0] and mixed[-1] in absent[0], absent
+    assert not _kinds(findings, "null_field"), findings
+    assert o.value["investors"].isna().sum() == 2
+
+
+def test_single_deals_all_of_another_id_are_not_said_deleted(
+    fresh: Any, proxy: Any, mixed: list[str]
+) -> None:
+    """Every single deal answered with another id: the warning of the rows left incomplete
+    says so, not that they have no single form (deleted since the list was read)."""
+    proxy.add(SINGLE, set_field("id", "00000000-0000-4000-8000-000000000001"))
+    o = outcome(lambda: _mixed_deals(fresh, mixed))
+    assert o.error is None, repr(o.error)
+    missing = [str(w.message) for w in o.caught if w.category is MissingDataWarning]
+    assert len(missing) == 1, missing
+    assert missing[0].startswith("10 of 10 deals came back under another id"), missing
+    assert "no single form" not in missing[0], missing

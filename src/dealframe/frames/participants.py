@@ -72,6 +72,7 @@ __all__ = [
     "role_names",
     "say_participant_countries",
     "say_participant_ids",
+    "say_participants",
 ]
 
 #: Deal columns repeated on every participant row.
@@ -241,9 +242,19 @@ def say_participant_countries(
     participants' country (buyers) no country filter takes in 1 of 2 rows
     """
     read = participant_countries(deals)
-    if read is None:
-        return
-    columns, rows, countries = read
+    if read is not None:
+        _say_countries(deals, *read, found, where)
+
+
+def _say_countries(
+    deals: pd.DataFrame,
+    columns: tuple[str, ...],
+    rows: np.ndarray,
+    countries: pa.Array | np.ndarray,
+    found: Findings,
+    where: str | None,
+) -> None:
+    """:func:`say_participant_countries` of the countries read (:func:`participant_countries`)."""
     if isinstance(countries, np.ndarray):  # values that are no text among them, as they came
         values = countries
     else:
@@ -279,12 +290,6 @@ def say_participant_ids(deals: pd.DataFrame, found: Findings, *, where: str | No
         return
     try:  # as a rule: no participant looked at one by one
         rows, values = object_lists([deals[c] for c in columns], ("id",), list(columns))
-        ids = values["id"]
-        if isinstance(ids, pa.DictionaryArray):
-            ids = ids.dictionary_decode()
-        # null (absent or null) or empty text, in one pass over the column's buffers
-        absent = pc.fill_null(pc.equal(pc.utf8_length(ids), 0), True)
-        absent = absent.to_numpy(zero_copy_only=False)
     except ValidationError:
         read = _countries_as_they_came(deals, columns, "id")  # an id that is no text
         if read is None:  # a cell that is no list of objects: its shape is said elsewhere
@@ -292,6 +297,58 @@ def say_participant_ids(deals: pd.DataFrame, found: Findings, *, where: str | No
         _, rows, values_read = read  # rows: the deals' (not counted through the columns)
         absent = np.fromiter((v is None or v == "" for v in values_read), bool, len(values_read))
         rows = rows + len(deals) * len(columns)  # no column told apart: all named
+        _say_ids(deals, columns, rows, absent, found, where)
+        return
+    _say_ids(deals, columns, rows, _without_id(values["id"]), found, where)
+
+
+@checked_keywords
+def say_participants(deals: pd.DataFrame, found: Findings, *, where: str | None = None) -> None:
+    """:func:`say_participant_countries` and :func:`say_participant_ids` of deal rows, both
+    from one read of their participants (each distinct one parsed once, its ``id`` and
+    ``country`` taken together): what a call's deal rows are checked with.
+
+    Examples
+    --------
+    >>> found = Findings("POST /api/private/v1/transactions")
+    >>> deals = pd.DataFrame({"id": ["d1"], "buyers": ['[{"id":"a","country":"GER"},{}]']})
+    >>> say_participants(deals, found)
+    >>> [f.kind for f in found]
+    ['unknown_value', 'missing_identity']
+    """
+    columns = tuple(c for c in PARTICIPANT_COLUMNS if c in deals.columns)
+    if not columns or not len(deals):
+        return
+    try:  # as a rule: no participant looked at one by one
+        rows, values = object_lists([deals[c] for c in columns], ("id", "country"), list(columns))
+    except ValidationError:  # a value that is no text, or a cell that is no list of objects
+        say_participant_countries(deals, found, where=where)  # each read as it came
+        say_participant_ids(deals, found, where=where)
+        return
+    _say_countries(deals, columns, rows % len(deals), values["country"], found, where)
+    _say_ids(deals, columns, rows, _without_id(values["id"]), found, where)
+
+
+def _without_id(ids: pa.Array) -> np.ndarray:
+    """True for each participant ``id`` null (absent or null) or empty text, in one pass over
+    the column's buffers (a dictionary-encoded one: over its distinct values)."""
+    if isinstance(ids, pa.DictionaryArray):
+        blank = pc.fill_null(pc.equal(pc.utf8_length(ids.dictionary), 0), True)
+        return pc.fill_null(pc.take(blank, ids.indices), True).to_numpy(zero_copy_only=False)
+    return pc.fill_null(pc.equal(pc.utf8_length(ids), 0), True).to_numpy(zero_copy_only=False)
+
+
+def _say_ids(
+    deals: pd.DataFrame,
+    columns: tuple[str, ...],
+    rows: np.ndarray,
+    absent: np.ndarray,
+    found: Findings,
+    where: str | None,
+) -> None:
+    """:func:`say_participant_ids` of the participants read: ``rows`` counted through the
+    ``columns`` one after another (past them: no column told apart), ``absent`` True for
+    one without its ``id``."""
     if not absent.any():
         return
     deal_rows = np.unique(rows[absent] % len(deals))

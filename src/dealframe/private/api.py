@@ -74,7 +74,7 @@ from ..errors import (
 from ..field_names import fields_noted
 from ..frames import private as shape
 from ..frames.normalize import canonical_uuid
-from ..frames.participants import say_participant_countries, say_participant_ids
+from ..frames.participants import say_participants
 from ..frames.said import rows_kept, rows_said_later, say_kept
 from ..frames.schemas import DEAL_PROFILE_ONLY, PROFILE_FIELDS, ROLES
 from ..notices import (
@@ -338,15 +338,13 @@ def _document_values(
 ) -> None:
     """:func:`~dealframe.contract.document_values` of the rows of ``answer`` (a deal type or
     subtype also known when ``held``, the transactions discovery document the client holds,
-    lists it), and the participants' countries and ids of deal rows
-    (:func:`~dealframe.frames.participants.say_participant_countries`,
-    :func:`~dealframe.frames.participants.say_participant_ids`)."""
+    lists it), and the participants' countries and ids of deal rows, read together
+    (:func:`~dealframe.frames.participants.say_participants`)."""
     fields = held.fields if held is not None else {}
     listed = {name: spec.values for name, spec in fields.items()}
     document_values(frame, answer, found, listed=listed)
     if answer in _PARTICIPANT_ANSWERS:
-        say_participant_countries(frame, found)
-        say_participant_ids(frame, found)
+        say_participants(frame, found)
 
 
 def _absent_keys(items: list[Any], entity: str) -> dict[str, np.ndarray]:
@@ -675,6 +673,47 @@ def _report_missing_ids(
         f"{_shown(missing)} (see df.attrs['missing_ids'])",
         MissingDataWarning,
         stacklevel=user_stacklevel(),
+    )
+
+
+#: The :attr:`~dealframe.contract.Findings.notes` key of the answers of another id than
+#: asked that :func:`_say_other_ids` counted of a call.
+_OTHER_IDS = ("wrong_entity", "single answers")
+
+
+def _say_other_ids(
+    others: list[tuple[str, str]], asked: int, found: Findings, where: str | None
+) -> None:
+    """The ``wrong_entity`` finding of single answers whose ``id`` is not the one asked
+    (``others``: each asked id, and what its answer is, of ``asked`` answers), once for the
+    call, with the count and the first few; called again with the same ``found`` (one
+    call's answers read in parts), its counts those of every part. Of one id asked
+    (``where``: its path), the answer alone.
+
+    Examples
+    --------
+    >>> found = Findings("GET /x/{id}")
+    >>> _say_other_ids([("a", "asked for a, the answer's id is 'b'")], 1_500, found, None)
+    >>> _say_other_ids([("c", "asked for c, the answer's id is 'b'")], 20, found, None)
+    >>> [f.message for f in found], found.notes[_OTHER_IDS]["ids"]
+    (["2 of 1,520 answers are of another id: asked for a, the answer's id is 'b'; asked for c, the answer's id is 'b'"], ['a', 'c'])
+    """
+    noted = found.notes.setdefault(_OTHER_IDS, {"asked": 0, "ids": [], "said": []})
+    noted["asked"] += asked
+    noted["ids"] += [ident for ident, _ in others]
+    noted["said"] += [said for _, said in others[: 5 - len(noted["said"])]]
+    if not others:
+        return
+    if where is not None:  # one id asked
+        found.add("wrong_entity", others[0][1], where=where)
+        return
+    n = len(noted["ids"])
+    more = n - len(noted["said"])
+    shown = "; ".join(noted["said"]) + (f" and {more:,} more" if more else "")
+    found.say(
+        "wrong_entity",
+        _OTHER_IDS[1],
+        f"{n:,} of {noted['asked']:,} answers are of another id: {shown}",
     )
 
 
@@ -1979,6 +2018,7 @@ class PrivateApi:
         failed: list[str] = []
         errors: list[BaseException] = []
         parts = [_single_deals([])]
+        lacking: list[dict[str, np.ndarray]] = []  # each part's fields absent from answers
         for n, (gone, wanted) in enumerate(groups.items()):
             if not wanted:
                 continue
@@ -1996,6 +2036,7 @@ class PrivateApi:
                             cache,
                             found=found,
                             deadline=deadline,
+                            lacking=lacking,
                         )
                     )
             except IncompleteResultError as exc:  # some requests failed for good
@@ -2017,6 +2058,18 @@ class PrivateApi:
                     raise
                 # include_deleted refused for deals: the deleted rows stay null (warned below)
         profiles = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+        # the frame's checks, once for the call over every part's rows (not once a part)
+        absent = {
+            name: np.concatenate(
+                [
+                    part.get(name, np.zeros(len(rows), bool))
+                    for part, rows in zip(lacking, parts[1:])
+                ]
+            )
+            for name in {name for part in lacking for name in part}
+            if len(lacking) == len(parts) - 1  # else no row left out: nulls said, not lost
+        }
+        self._check_profiles(profiles, "transactions", list(_PROFILE_ONLY_FIELDS), absent, found)
         requests = sum(p.attrs.get("requests", 0) for p in parts)
         # the full investor list is the single form's: a list row's own (a service may send
         # the leads only) is not known complete, so a deal without a single form keeps none
@@ -2068,11 +2121,27 @@ class PrivateApi:
                 raise IncompleteResultError(
                     len(ids), len(returned), missing, partial=out, what="deal profiles"
                 )
+            # an answer of another id (wrong_entity) completes no row: not one gone missing
+            elsewhere = set(found.notes.get(_OTHER_IDS, {}).get("ids", ()))
+            kept = _kept_of_list_rows(frame, carried)
+            said = [
+                f"{len(group):,} of {len(ids):,} deals {why}: {kept}: {_shown(group)}"
+                for group, why in (
+                    (
+                        [i for i in missing if i not in elsewhere],
+                        "have no single form to read (deleted since the list was read, or "
+                        "soft-deleted deals the service does not serve singly?)",
+                    ),
+                    (
+                        [i for i in missing if i in elsewhere],
+                        "came back under another id (the wrong_entity finding names them), "
+                        "so completed no row",
+                    ),
+                )
+                if group
+            ]
             warnings.warn(
-                f"{len(missing)} of {len(ids)} deals have no single form to read "
-                f"(deleted since the list was read, or soft-deleted deals the service does not "
-                f"serve singly?): {_kept_of_list_rows(frame, carried)}: {_shown(missing)} "
-                f"(see df.attrs['profiles'])",
+                f"{'; '.join(said)} (see df.attrs['profiles'])",
                 MissingDataWarning,
                 stacklevel=user_stacklevel(),
             )
@@ -2093,6 +2162,7 @@ class PrivateApi:
         build: Callable[[list[dict]], pd.DataFrame] | None = None,
         found: Findings | None = None,
         deadline: Any = _OWN_BUDGET,
+        lacking: list[dict[str, np.ndarray]] | None = None,
     ) -> pd.DataFrame:
         """Single forms of ``ids``, shaped by ``build`` (default: the entity's profile frame),
         within ``deadline`` (a calling call's; by default this call's own ``call_budget``).
@@ -2100,6 +2170,9 @@ class PrivateApi:
         Given ``found`` (the findings of a call that reads profiles in several parts), what
         the answers are found to be is recorded there, for the caller to report once (one
         finding per field for the call, raised under its ``strict``); else reported here.
+        The frame's checks (:meth:`_check_profiles`) are then the caller's, run once over
+        the frame of every part: ``lacking`` gets this part's fields absent from some
+        answers (a boolean per row of the frame returned).
         """
         build = build or _PROFILE_FRAMES[entity]
         single = is_one_id(ids)
@@ -2158,7 +2231,7 @@ class PrivateApi:
         failed = {f.item for f in failures}
         got: list[tuple[str, Any]] = []
         deleted_served: list[str] = []  # soft-deleted though include_deleted was not sent
-        others: list[str] = []  # answers whose id is not the one asked (wrong_entity)
+        others: list[tuple[str, str]] = []  # answers of another id than asked (wrong_entity)
         for ident, response in zip(wanted, responses):
             if response is None:
                 continue
@@ -2190,22 +2263,18 @@ class PrivateApi:
                 deleted_served.append(ident)  # missing, as after a 404 (said below)
                 continue
             if canonical_uuid(data.get("id")) != ident:
-                others.append(f"asked for {ident}, the answer's id is {data.get('id')!r}")
+                others.append((ident, f"asked for {ident}, the answer's id is {data.get('id')!r}"))
             got.append((ident, response))
-        if others:  # said once for the call, not once per id: the count and the first few
-            n, shown = len(others), first_of(others, sep="; ")
-            found.add(
-                "wrong_entity",
-                shown if n == 1 else f"{n} of {len(wanted)} answers are of another id: {shown}",
-                where=f"GET {PREFIX}/{entity}/{wanted[0]}" if single else None,
-            )
+        _say_other_ids(
+            others, len(wanted), found, f"GET {PREFIX}/{entity}/{wanted[0]}" if single else None
+        )
         if deleted_served:
             n = len(deleted_served)
             found.add(
                 "unrequested",
                 f"{n} of {len(wanted)} answers are soft-deleted (deleted: true) though "
                 f"include_deleted was not sent (the service ignored it): left out, as its 404 "
-                f"would have: {', '.join(deleted_served[:5])}{' ...' if n > 5 else ''}",
+                f"would have: {first_of(deleted_served)}",
             )
         datas = [r.json()["data"] for _, r in got]
         # the document's fields absent from some answers: said once for the call, with the
@@ -2213,7 +2282,7 @@ class PrivateApi:
         # a member named by the token, once (missing_fields of no field)
         documented = PROFILE_FIELDS[entity]
         wanted_fields = [n for n in names or documented if n in documented]
-        absent_from_answers(zip([i for i, _ in got], datas), wanted_fields, found)
+        absent = absent_from_answers(zip([i for i, _ in got], datas), wanted_fields, found)
         held = keys_present(datas)
         missing_fields(
             held,
@@ -2228,12 +2297,10 @@ class PrivateApi:
         known.add(valued_keys(datas))
         with shaping(RequestInfo("GET", f"{PREFIX}/{entity}/{{id}}", "private"), endpoint, found):
             frame = build(datas)
-        # a null where the document gives none, as list answers are checked (a field not
-        # asked for, or absent from every answer, is not looked at: absence is said above)
-        asked = set(documented if names is None else names)
-        unread = [f for f in documented if f not in asked or f not in held]
-        null_fields(frame, _PROFILE_ANSWERS[entity], found, missing=unread)
-        _document_values(frame, entity, found, self._listing_document(frame, entity))
+        if lacking is None:
+            self._check_profiles(frame, entity, names, absent, found)
+        else:  # one part of the caller's call: checked by the caller, with the others
+            lacking.append(absent)
         gone = set(deleted_served)
         missing = [
             i for i, r in zip(wanted, responses) if (r is None or i in gone) and i not in failed
@@ -2275,6 +2342,24 @@ class PrivateApi:
                 )
             warn_missing(_missing_profiles(entity, len(wanted), missing, deleted, include_deleted))
         return frame
+
+    def _check_profiles(
+        self,
+        frame: pd.DataFrame,
+        entity: str,
+        names: list[str] | None,
+        absent: Mapping[str, np.ndarray],
+        found: Findings,
+    ) -> None:
+        """The checks of the frame of one call's single forms, once for the call: a null
+        where the document gives none, as list answers are checked (a field not asked for
+        is not looked at, nor a row whose answer lacked it, ``absent``: that absence is said
+        already), and the values (:func:`_document_values`)."""
+        documented = PROFILE_FIELDS[entity]
+        asked = set(documented if names is None else names)
+        unread = [f for f in documented if f not in asked]
+        null_fields(frame, _PROFILE_ANSWERS[entity], found, missing=unread, absent=absent)
+        _document_values(frame, entity, found, self._listing_document(frame, entity))
 
     def company(
         self,
