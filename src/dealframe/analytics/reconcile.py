@@ -618,7 +618,8 @@ def calibrate(
 
     Examples
     --------
-    >>> table = calibrate(client, "ev_revenue", "quarter")
+    >>> quick = Conventions.variants(max_changes=1)  # the default, then one change at a time
+    >>> table = calibrate(client, "ev_revenue", "quarter", variants=quick)
     >>> table.attrs["best"]
     {'quantile_method': 'linear', 'trim_scope': 'bucket', 'n_counted': 'before', ...}
     """
