@@ -112,6 +112,19 @@ def test_meta_page_other_than_the_page_asked_is_said_once(fresh, proxy: Proxy, r
     assert len(pages) == 1 and "page=1 asked, meta.page 2" in pages[0], pages
 
 
+def test_meta_page_of_one_page_read_is_one_finding(fresh, proxy: Proxy):
+    """``private.page`` said a wrong ``meta.page`` twice (a ``bad_meta`` and a ``wrong_page``
+    of its own words): one finding, one warning."""
+    proxy.add(f"^{P}/companies$", meta_set(page=7), method="POST")
+    got = outcome(lambda: fresh.private.page("companies", page=2))
+    assert got.error is None
+    warned = got.warned(ServiceContractWarning)
+    assert len(warned) == 1 and "page=2 asked, meta.page 7" in warned[0], warned
+    kinds = [f["kind"] for f in got.value.attrs["findings"] if "meta.page" in f["message"]]
+    assert kinds == ["bad_meta"], got.value.attrs["findings"]
+    assert len(got.value.attrs["findings"]) == 1, got.value.attrs["findings"]
+
+
 def test_meta_limit_below_the_rows_of_a_page_is_ignored_and_said(fresh, proxy: Proxy, reference):
     """``meta.limit`` 10 on pages of 1000 rows: not taken as the page size (the walk asks the
     pages it would have asked), said once."""

@@ -8,11 +8,18 @@ left out the rest. Every page has arrived when the pages are joined: the error n
 ``.partial`` (the page named less that item), with the call's ``attrs``, ``.received`` and
 ``.expected``, as an expired token part-way does; it is still a ``ServiceContractError``
 (``finding`` ``wrong_shape``).
+
+That partial then kept the other rows of the first such page only (a second page with an
+unreadable item was dropped whole), ignored ``limit`` (``received 1999 of 1500 rows``) and
+was no frame of the call (without ``rows_total``, ``truncated``, ``duplicates_removed``,
+``batch_overlap``; with ``with_investors=True``, without the profiles' columns): it is now
+built as the call's frame is, of every row that can be read.
 """
 
 from __future__ import annotations
 
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -128,3 +135,71 @@ def test_an_unreadable_item_of_an_id_batch_names_the_batch_and_its_ids(
     assert error.labels == ["ids 1001-1500 page 1"]
     assert error.failed == [ids[1000:]]
     assert len(error.partial) == 1499
+
+
+def test_two_pages_with_an_unreadable_item_each_keep_their_other_rows(
+    fresh: Any, proxy: Proxy, deals: Any
+):
+    """Pages 2 and 4 hold an unreadable item each: both are named in ``.failed``, and the
+    partial holds every other row (the old partial dropped page 4 whole)."""
+    for page in (2, 4):
+        proxy.add(DEALS, set_field("deal_date", 20240101, first=1), page=page, method="POST")
+    got = outcome(lambda: fresh.private.deals())
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    bad = {deals["id"].iloc[1000], deals["id"].iloc[3000]}
+    assert error.partial["id"].tolist() == [i for i in deals["id"] if i not in bad]
+    assert error.failed == [2, 4] and error.labels == ["page 2", "page 4"]
+    assert (error.received, error.expected) == (len(deals) - 2, len(deals))
+
+
+def test_the_partial_of_a_call_with_limit_is_cut_to_it(fresh: Any, proxy: Proxy, deals: Any):
+    """``limit=1500``: the partial holds the first 1,500 rows but the one unreadable (the
+    old one held 1,999 rows, ``received 1999 of 1500 rows``), with the call's ``attrs``."""
+    proxy.add(DEALS, set_field("deal_date", 20240101, first=1), page=1, method="POST")
+    got = outcome(lambda: fresh.private.deals(limit=1500))
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    first = deals["id"].iloc[0]
+    assert error.partial["id"].tolist() == deals["id"].iloc[1:1500].tolist()
+    assert (error.received, error.expected) == (1499, 1500)
+    assert "received 1499 of 1500 rows" in str(error), str(error)
+    attrs = error.partial.attrs
+    assert attrs["truncated"] is True and attrs["rows_total"] == len(deals)
+    assert attrs["duplicates_removed"] == 0
+    assert first not in set(error.partial["id"])
+
+
+def test_the_partial_of_an_id_batch_call_has_the_calls_attrs(fresh: Any, direct: Any, proxy: Proxy):
+    """Deals of investors in two batches (their ids among ids no deal holds): the partial
+    carries ``batch_overlap`` and the other attrs of the call's frame."""
+    investors = direct.private.investors()["id"].tolist()
+    unknown = [str(uuid.UUID(int=n + 1)) for n in range(1400)]
+    ids = investors[:150] + unknown[:700] + investors[150:] + unknown[700:]
+    want = direct.private.deals(investor_id=ids)
+    proxy.add(DEALS, set_field("deal_date", 20240101, first=1), page=1, method="POST", times=1)
+    got = outcome(lambda: fresh.private.deals(investor_id=ids))
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    assert error.labels == ["investor_id ids 1-1000 page 1"], error.labels
+    attrs = error.partial.attrs
+    for name in ("rows_total", "truncated", "duplicates_removed", "batch_overlap"):
+        assert name in attrs, sorted(attrs)
+    assert len(error.partial) == len(want) - 1
+
+
+def test_the_partial_of_with_investors_holds_the_profiles_columns(
+    fresh: Any, direct: Any, proxy: Proxy
+):
+    """``with_investors=True``: the partial is completed from the single forms as the frame is
+    (the old one lacked ``investors`` and the other columns only those carry)."""
+    want = direct.private.deals(deal_type=["M&A"], with_investors=True)
+    proxy.add(DEALS, set_field("deal_date", 20240101, first=1), page=1, method="POST")
+    got = outcome(lambda: fresh.private.deals(deal_type=["M&A"], with_investors=True))
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    partial = error.partial
+    assert list(partial.columns) == list(want.columns)
+    assert "profiles" in partial.attrs and "investors" in partial.columns
+    assert partial["id"].tolist() == want["id"].iloc[1:].tolist()
+    assert partial["investors"].notna().any()

@@ -3,7 +3,9 @@
 The mirror reads the feed page by page (``private.page``), each page a call of its own: a
 ``meta`` without ``total`` and ``has_more`` was warned once per page read (14 warnings for a
 small sync), a ``meta.limit`` below the rows of its page once per page too, and a
-``meta.page`` other than the page asked not at all. Each is now one
+``meta.page`` other than the page asked once per page read (``asked for page 1, meta.page
+says 7``, beside the grouped one) and, grouped, once per page number asked (its words name
+the page asked): twice once a walk read a page 2. Each is now one
 :class:`ServiceContractWarning` per entity, of its endpoint.
 """
 
@@ -18,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     direct,
+    edit,
     fresh_rules,
     meta_delete,
     meta_set,
@@ -67,3 +70,34 @@ def test_meta_page_other_than_the_page_asked_is_said_once_per_entity(via, proxy,
     proxy.add(LISTS, meta_set(page=7), method="POST")
     _, said = _sync(via, tmp_path / "m")
     _once_each(said, "meta.page is not the page asked (page=1 asked, meta.page 7)")
+
+
+def _one_stamp(doc: Any) -> Any:
+    """Every item of a page stamped as its first: a whole page on one timestamp (a tie),
+    which the walk reads on with page 2 of that timestamp."""
+    items = doc.get("data") if isinstance(doc, dict) else None
+    if isinstance(items, list) and items:
+        for item in items:
+            item["updated_at"] = items[0]["updated_at"]
+    return doc
+
+
+def test_meta_page_said_once_per_entity_whatever_the_page_asked(via, proxy, tmp_path):
+    """A walk reaching page 2 (a tie): one warning of companies, not one per page number
+    asked nor one per page read."""
+    proxy.add(
+        r"^/api/private/v1/companies$",
+        edit(_one_stamp, "one stamp"),
+        method="POST",
+        times=1,
+        when=lambda ex: isinstance(ex.body, dict) and ex.body.get("limit", 0) > 1,
+    )
+    proxy.add(r"^/api/private/v1/companies$", meta_set(page=7), method="POST")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mirror.sync(via, tmp_path / "m", entities=("companies",), page_size=100, progress=False)
+    said = [str(w.message) for w in caught if issubclass(w.category, ServiceContractWarning)]
+    assert 2 in proxy.sent("/companies"), "the test needs a page 2"
+    paged = [m for m in said if "meta.page" in m]
+    assert len(paged) == 1, paged
+    assert "the change feed of companies:" in paged[0], paged

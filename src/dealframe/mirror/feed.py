@@ -83,6 +83,10 @@ _SHOWN = re.compile(r"(?P<value>.+?) \((?P<n>[\d,]+)(?P<rest>(?:; [^()]*)?)\)(?:
 #: A finding's ``where`` naming its page (``POST /x page 3``): the page is left out of a
 #: ``bad_meta`` said once per sync.
 _PAGE_NAMED = re.compile(r" page \d+$")
+#: How a ``meta.page`` other than the page asked names the page
+#: (:func:`~dealframe.private.paging.say_wrong_page`): left out when a sync's pages are
+#: compared, so that its first page's words say it once, whatever page each asked.
+_PAGE_ASKED = re.compile(r"\((?:page=\d+|no page \(the first\)) asked, meta\.page [^)]*\)")
 
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
@@ -408,7 +412,9 @@ def warn_held(said: list[str], frame: pd.DataFrame, *, absent: bool = True) -> N
         if message in outside:
             continue
         if message in meta and noted is not None:
-            if meta[message] not in noted:  # said_values keeps it once, as it is
+            # said_values keeps it once, as it is (a wrong meta.page: as its first page says)
+            said_once = _PAGE_ASKED.sub("", meta[message])
+            if all(_PAGE_ASKED.sub("", each) != said_once for each in noted):
                 noted.append(meta[message])
             continue
         if message in valued and not absent:  # a count request's one row: the pages say it

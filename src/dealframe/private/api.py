@@ -115,7 +115,7 @@ from .filters import (
 )
 from .hints import EXACT_LABELS, carried_values, open_values, unmatched_open_values
 from .ids import check_ids, is_one_id
-from .list_pages import ListParse, first_unreadable, item_named, reads_alone
+from .list_pages import ListParse, Unread, first_unreadable, item_named, reads_alone
 from .outside import drop_outside, say_deleted
 from .page_size import about_page, open_point, vague
 from .paging import (
@@ -1406,22 +1406,24 @@ class PrivateApi:
         names = None
         if pulled.parts is not None and pulled.ids_of is not None:
             names = [(part[0], ids) for part, ids in zip(pulled.parts, pulled.ids_of, strict=True)]
+        unread: Unread | None = None  # items that cannot be read: the rest is the partial
         try:
-            frame, later = parse.frame(pages.parts, expected=pulled.expected, names=names)
+            frame, later = parse.frame(pages.parts)
         except ServiceContractError as exc:
-            if isinstance(getattr(exc, "partial", None), pd.DataFrame):  # an unreadable item
-                attach(
-                    exc.partial,
-                    endpoint=endpoint,
-                    responses=pages.infos,
-                    rows_expected=exc.expected,
-                    rows_received=exc.received,
-                    filters=wire,
-                    sort=sort,
-                    page_size=pages.size,
-                    findings=found.records(),
-                )
-            raise
+            unread = (
+                None if exc.finding != "wrong_shape" else parse.unreadable(exc, pages.parts, names)
+            )
+            if unread is None:  # values of one member typed differently from page to page
+                raise
+            # the frame of what reads, built and cut as the call's frame is (each row's
+            # place among the rows that arrived kept): a union's batches lose those rows
+            if pulled.batches is not None:
+                pulled = pulled._replace(batches=unread.less(pulled.batches))
+            try:
+                frame, later = parse.frame([each for pieces in unread.parts for each in pieces])
+            except ServiceContractError:  # the rest typed differently from page to page
+                pages.raise_for_failures(None, counts=(pulled.expected, 0), unread=unread.said)
+                raise
         del pages.parts[:]
         received = len(frame)
         # each row's position in the frame built, cut and ordered as the rows are: what is
@@ -1450,16 +1452,18 @@ class PrivateApi:
             pages.keys,
             entity,
             found,
-            n_items=received,
+            n_items=received + (0 if unread is None else len(unread.removed)),
             parts=pulled.parts or page_parts(pages.infos),
         )
         frame, at = dedupe_at(frame, "id", found, at, newest="updated_at")
         duplicates = received - shared - len(frame)
         arrived = len(frame)
         frame, at = _carried(lambda f: drop_outside(f, wire, schema, found), frame, at)
-        if pulled.looked_up is None and limit is not None and len(frame) > limit:
-            frame = frame.iloc[:limit].reset_index(drop=True)  # the last page may overshoot
-            at = at[:limit]
+        # the rows of the first ``limit`` places: an item that cannot be read keeps its place
+        room = limit if limit is None or unread is None else limit - unread.before(limit)
+        if pulled.looked_up is None and room is not None and len(frame) > room:
+            frame = frame.iloc[:room].reset_index(drop=True)  # the last page may overshoot
+            at = at[:room]
         # rows that arrived, before any were dropped as outside the filters (of a union's
         # batches: those of each batch, up to what was asked of it)
         distinct = (
@@ -1472,12 +1476,13 @@ class PrivateApi:
         missing: list[str] | None = None
         if pulled.looked_up is not None:
             returned = set(frame["id"].tolist())
+            returned |= set() if unread is None else set(unread.ids)  # arrived, unreadable
             missing = [i for i in pulled.looked_up if i not in returned]
             if sort is None:  # without a sort, rows follow the ids asked for
                 order = {i: n for n, i in enumerate(id_values(wire["id"]) or [])}
                 sorted_at = frame["id"].map(order).argsort(kind="stable").to_numpy()
                 frame, at = frame.iloc[sorted_at], at[sorted_at]
-            frame, at = frame.iloc[:limit].reset_index(drop=True), at[:limit]
+            frame, at = frame.iloc[:room].reset_index(drop=True), at[:room]
         say_kept(found, later, rows_kept(received, at))
         # of the rows returned: a null cut away by ``limit`` is not the user's to look for
         null_fields(frame, entity, found, missing=absent)
@@ -1486,7 +1491,7 @@ class PrivateApi:
         if pulled.zero is not None and distinct == pulled.expected and not duplicates:
             # a page=1 of new rows, and the rows add up: later calls count from 0 too
             self._first_page = 0
-        if not pages.failed:
+        if not pages.failed and unread is None:
             capped = "" if limit is None else " (capped by limit)"
             if any(n is not None for n in pulled.held or []):  # a batch stopped part-way
                 capped = " (capped by limit and by the pages read)"
@@ -1525,6 +1530,28 @@ class PrivateApi:
         # have had are unknown (so are the rows they shared), and those that arrived are the
         # partial's; the pages' own counts hold each shared row once a batch
         union = None if pulled.union is None else (None, len(frame))
+        if unread is not None:
+            if arguments.get("with_investors"):  # the partial completed as the frame is
+                try:
+                    frame = self._with_profiles(
+                        frame,
+                        strict=strict,
+                        progress=progress,
+                        refresh=refresh,
+                        cache=cache,
+                        deadline=deadline,
+                    )
+                except DealframeError as failed:  # single forms that failed: what they gave
+                    completed = getattr(failed, "partial", None)
+                    if isinstance(completed, pd.DataFrame):
+                        frame = completed
+            came = received + len(unread.removed)
+            expected = pulled.expected
+            if expected is None:  # the rows that arrived (up to ``limit``)
+                expected = came if limit is None else min(came, limit)
+            pages.raise_for_failures(
+                frame, counts=union or (expected, len(frame)), unread=unread.said
+            )
         pages.raise_for_failures(frame, counts=union)
         expected, received = (pulled.expected, distinct) if union is None else union
         found.report(strict=strict, partial=frame, expected=expected, received=received)
@@ -1695,8 +1722,6 @@ class PrivateApi:
         say_kept(found, later, rows_kept(built, at))  # of the rows returned alone (the copy kept)
         # a region, a country, a deal type outside the document (or the discovery list held)
         _document_values(frame, entity, found, self._listing_document(frame, entity))
-        if read.page is not None and read.page != page:
-            found.add("wrong_page", f"asked for page {page}, meta.page says {read.page}")
         attach(
             frame,
             endpoint=endpoint,

@@ -12,6 +12,7 @@ worker left unread); the walk checks its ``meta`` and identities
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..contract import Findings, blanked, shaping
-from ..errors import ServiceContractError, ValidationError, incomplete
+from ..errors import ServiceContractError, ValidationError
 from ..frames.private import LIST_READERS, list_frame, list_page_columns
 from ..frames.said import rows_said_later
 from ..transport.body import Read
@@ -30,7 +31,64 @@ if TYPE_CHECKING:
 
     from ..errors import RequestInfo
 
-__all__ = ["ListParse", "first_unreadable", "item_named", "reads_alone"]
+__all__ = ["ListParse", "Unread", "first_unreadable", "item_named", "reads_alone"]
+
+
+@dataclass(frozen=True)
+class Unread:
+    """What of a list call's pages can be read when items of them cannot
+    (:meth:`ListParse.unreadable`).
+
+    Attributes
+    ----------
+    parts : list of list
+        Each page's pieces, in its place: the page itself; for a page that cannot be read
+        alone, its rows that can (before and after its item; none when they do not read
+        without it).
+    named : ServiceContractError
+        The error naming the first such page and, in it, the first item that cannot be read.
+    failed : list
+        Those pages (as the call's ``.failed`` holds them: page numbers, or a batch's ids).
+    labels : list of str
+        How the error names each of ``failed``.
+    removed : list of int
+        The place of each row dropped among the rows that arrived (in the pages' order).
+    ids : list
+        The ``id`` of each row dropped.
+    """
+
+    parts: list[list[Any]]
+    named: ServiceContractError
+    failed: list[Any]
+    labels: list[str]
+    removed: list[int]
+    ids: list[Any]
+
+    @property
+    def said(self) -> tuple[list[Any], list[str], ServiceContractError]:
+        """``(failed, labels, named)``, as
+        :meth:`~dealframe.private.paging.Pages.raise_for_failures` takes them."""
+        return self.failed, self.labels, self.named
+
+    def before(self, place: int) -> int:
+        """The rows dropped among the first ``place`` rows that arrived."""
+        return sum(1 for at in self.removed if at < place)
+
+    def less(self, counts: list[int]) -> list[int]:
+        """``counts``, the rows of consecutive runs of the rows that arrived (a batch of ids
+        each), less the rows dropped from each.
+
+        Examples
+        --------
+        >>> cut = Unread([], ServiceContractError(200, "x", finding="wrong_shape"), [], [], [1, 5, 6], [])
+        >>> cut.less([3, 0, 4])
+        [2, 0, 2]
+        """
+        out, start = [], 0
+        for count in counts:
+            out.append(count - sum(1 for at in self.removed if start <= at < start + count))
+            start += count
+        return out
 
 
 @dataclass(frozen=True)
@@ -78,96 +136,96 @@ class ListParse:
         with self._shaping():
             return list_page_columns(self.entity, items)
 
-    def frame(
-        self,
-        parts: Iterable[Any],
-        *,
-        expected: int | None = None,
-        names: Sequence[tuple[str, Any]] | None = None,
-    ) -> tuple[pd.DataFrame, dict[Any, Any]]:
+    def frame(self, parts: Iterable[Any]) -> tuple[pd.DataFrame, dict[Any, Any]]:
         """The :meth:`page` of every page joined into one typed frame, and what the readers
         keep back to say of the rows the call returns
         (:func:`~dealframe.frames.said.rows_said_later`, for
         :func:`~dealframe.frames.said.say_kept`).
 
-        An item that cannot be read (a value of the wrong type) is the call's
-        :class:`~dealframe.errors.ServiceContractError` naming its page and the item's ``id``
-        (:meth:`unreadable`), carrying every row that can be read as ``.partial`` (with
-        ``.received``, ``.expected`` and ``.failed``), as an expired token part-way does.
-        ``expected`` is the rows the pages should hold (the call's ``meta.total``; None: the
-        rows that arrived); ``names`` is each part's ``(label, failed)``: how the error names
-        it and what its ``.failed`` holds for it (by default ``page N`` and the page number N;
-        a batch of ids: its label and ids).
+        An item that cannot be read (a value of the wrong type) raises the reader's
+        :class:`~dealframe.errors.ServiceContractError` (finding ``wrong_shape``):
+        :meth:`unreadable` then tells the pages that cannot be read alone, and the rows of
+        them that can, for the call to build its frame of what reads.
         """
         parts = parts if isinstance(parts, list) else list(parts)
-        try:
-            with self._shaping(), rows_said_later() as later:
-                return list_frame(self.entity, parts), later
-        except ServiceContractError as exc:
-            if exc.finding != "wrong_shape" or self.found is None:
-                raise
-            raise self.unreadable(exc, parts, expected, names) from None
+        with self._shaping(), rows_said_later() as later:
+            return list_frame(self.entity, parts), later
 
     def unreadable(
         self,
         error: ServiceContractError,
         parts: list[Any],
-        expected: int | None = None,
         names: Sequence[tuple[str, Any]] | None = None,
-    ) -> ServiceContractError:
-        """``error`` (the pages ``parts`` could not be joined) naming the first page that
-        cannot be read alone and, in it, the first item (found by halving the page: a few
-        joins, once the call has failed), carrying as ``.partial`` every page that reads
-        alone and the other rows of that page (when they read without the item named). Every
-        page had arrived (the pages are joined once the walk has ended): ``.failed`` holds the
-        pages that cannot be read alone (:meth:`frame`'s ``names``). ``error`` itself when no
-        page fails alone (values of one member typed differently from page to page)."""
+    ) -> Unread | None:
+        """What of ``parts`` (the pages :meth:`frame` could not join: ``error``) can be read:
+        each page that cannot be read alone is halved for its first item that cannot
+        (a few joins, once the call has failed), and keeps its other rows when they read
+        without it (else it is dropped whole). Every page had arrived (the pages are joined
+        once the walk has ended). ``names`` is each part's ``(label, failed)``: how the error
+        names it and what ``.failed`` holds for it (by default ``page N`` and the page
+        number N; a batch of ids: its label and ids). None when no page fails alone (values
+        of one member typed differently from page to page).
+
+        Examples
+        --------
+        >>> parse = ListParse("companies", Findings("POST /api/private/v1/companies"))
+        >>> good = parse.page([{"id": "c1"}, {"id": "c2"}])
+        >>> bad = parse.page([{"id": "c3"}, {"id": "c4", "deleted": "x"}])
+        >>> try:
+        ...     parse.frame([good, bad, bad])
+        ... except ServiceContractError as exc:
+        ...     cut = parse.unreadable(exc, [good, bad, bad])
+        >>> [[_rows(p) for p in pieces] for pieces in cut.parts], cut.failed, cut.removed, cut.ids
+        ([[2], [1], [1]], [2, 3], [3, 5], ['c4', 'c4'])
+        >>> str(cut.named).split(": ")[1]
+        'page 2, item 2 of 2 (id c4)'
+        """
         names = names or [(f"page {k + 1}", k + 1) for k in range(len(parts))]
         bad = [k for k, part in enumerate(parts) if not self._reads(part)]
         if not bad:
-            return error
-        at = bad[0]
-        part = parts[at]
-        rows = _rows(part)
-
-        def fails(start: int, stop: int) -> bool | None:
-            sliced = _slice(part, start, stop)
-            return None if sliced is None else not self._reads(sliced)
-
-        row = first_unreadable(rows, fails)
-        item = "" if row is None else f", item {row + 1} of {rows} (id {_ident(part, row)})"
-        label = names[at][0]
-        named = item_named(error, f"{label}{item}")
-        # the pages that read alone, and the page named less its item when the rest reads
-        kept = [each for k, each in enumerate(parts) if k not in bad]
-        rest = None if row is None else [_slice(part, 0, row), _slice(part, row + 1, rows)]
-        if rest is not None and all(each is not None and self._reads(each) for each in rest):
-            kept[at:at] = [each for each in rest if _rows(each)]
-        if not kept:
-            return named  # nothing else arrived
-        with self._shaping(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # said of the call's rows, not of a partial
-            try:
-                partial: pd.DataFrame | None = list_frame(self.entity, kept)
-            except (ServiceContractError, ValidationError):  # typed otherwise page to page
-                partial = None
+            return None
+        kept = [[part] for part in parts]
+        named: ServiceContractError | None = None
+        removed: list[int] = []  # each row dropped, by its place among the rows that arrived
+        ids: list[Any] = []
+        starts = [0]
+        for part in parts:
+            starts.append(starts[-1] + _rows(part))
+        for at in bad:
+            part = parts[at]
+            rows = _rows(part)
+            row = first_unreadable(rows, functools.partial(self._fails, part))
+            rest = None if row is None else [_slice(part, 0, row), _slice(part, row + 1, rows)]
+            if rest is not None and all(each is not None and self._reads(each) for each in rest):
+                kept[at] = [each for each in rest if _rows(each)]  # the page less its item
+                removed.append(starts[at] + row)  # type: ignore[operator]
+                ids.append(_ident(part, row))  # type: ignore[arg-type]
+            else:
+                kept[at] = []  # dropped whole
+                removed.extend(range(starts[at], starts[at] + rows))
+                ids.extend(_ident(part, k) for k in range(rows))
+            if named is None:
+                item = "" if row is None else f", item {row + 1} of {rows} (id {_ident(part, row)})"
+                named = item_named(error, f"{names[at][0]}{item}")
+        assert named is not None
         failed: dict[Any, str] = {}  # each failed unit once (pages of one batch of ids)
         for k in bad:
             handle = names[k][1]
             key = tuple(handle) if isinstance(handle, list) else handle
             failed.setdefault(key, names[k][0])
-        arrived = sum(_rows(each) for each in parts)
-        error_out = incomplete(
-            arrived if expected is None else expected,
-            0 if partial is None else len(partial),
+        return Unread(
+            kept,
+            named,
             [list(key) if isinstance(key, tuple) else key for key in failed],
-            errors=[named],
-            partial=partial,
-            stop=named,
-            labels=list(failed.values()),
+            list(failed.values()),
+            removed,
+            ids,
         )
-        assert isinstance(error_out, ServiceContractError)
-        return error_out
+
+    def _fails(self, part: Any, start: int, stop: int) -> bool | None:
+        """Whether rows ``start``..``stop`` of ``part`` fail alone (None: it cannot be cut)."""
+        sliced = _slice(part, start, stop)
+        return None if sliced is None else not self._reads(sliced)
 
     def _reads(self, part: Any) -> bool:
         """Whether ``part`` (of :meth:`page`, or a slice of one) becomes a frame alone."""

@@ -216,7 +216,12 @@ class Pages(Generic[T]):
         return sum(info.rows for info in self.infos)
 
     def raise_for_failures(
-        self, partial: Any, what: str = "rows", *, counts: tuple[int | None, int] | None = None
+        self,
+        partial: Any,
+        what: str = "rows",
+        *,
+        counts: tuple[int | None, int] | None = None,
+        unread: tuple[Sequence[Any], Sequence[str], ApiError] | None = None,
     ) -> None:
         """Raise :class:`IncompleteResultError` (with ``partial``) if any page failed, or
         the error that stopped the walk part-way (an expired token: an
@@ -225,20 +230,25 @@ class Pages(Generic[T]):
         The error's ``expected`` and ``received`` are :attr:`expected` and :attr:`rows`: the
         rows the pages should hold and those that arrived. ``counts`` gives the result's own
         ``(expected, received)`` instead, when the pages do not add up to it (batches of a
-        union whose rows may repeat from one batch to another).
+        union whose rows may repeat from one batch to another, items that could not be read).
+        ``unread`` is ``(failed, labels, error)`` of pages holding items that cannot be read
+        (:meth:`~dealframe.private.list_pages.ListParse.unreadable`): failed too, and that
+        error, naming the first, is raised carrying ``partial``.
         """
-        if self.failed:
+        more, labels, stop = unread if unread is not None else ((), (), None)
+        if self.failed or more:
             expected, received = (self.expected, self.rows) if counts is None else counts
+            cause = self.failed[0].error if self.failed else stop
             raise incomplete(
                 expected,
                 received,
-                [f.item for f in self.failed],
-                errors=[f.error for f in self.failed],
+                [f.item for f in self.failed] + list(more),
+                errors=[f.error for f in self.failed] + ([] if stop is None else [stop]),
                 partial=partial,
                 what=what,
-                stop=stopped(self.failed),
-                labels=[_page_label(f.item) for f in self.failed],
-            ) from self.failed[0].error
+                stop=stop or stopped(self.failed),
+                labels=[_page_label(f.item) for f in self.failed] + list(labels),
+            ) from (None if cause is stop else cause)
 
 
 def page_parts(infos: Iterable[PageInfo], of: str = "") -> list[tuple[str, int, frozenset[str]]]:
