@@ -279,8 +279,8 @@ def contains_any(column: pd.Series, values: Iterable[str] | str) -> pd.Series:
     Raises
     ------
     dealframe.errors.ValidationError
-        ``values`` empty, not strings or blank (``""``), or a column that is not JSON text
-        of lists.
+        ``values`` empty or not strings, or a column that is not JSON text of lists. A
+        blank value is taken as written: it matches a cell holding that element exactly.
 
     Examples
     --------
@@ -294,10 +294,6 @@ def contains_any(column: pd.Series, values: Iterable[str] | str) -> pd.Series:
     wanted = list(wanted)
     if not wanted or not all(isinstance(v, str) for v in wanted):
         raise ValidationError("values", "at least one string (a list of strings)", got=values)
-    blank = next((i for i, v in enumerate(wanted) if not v.strip()), None)
-    if blank is not None:  # as the list filters refuse one: no list element is blank
-        where = "values" if isinstance(values, str) else f"values[{blank}]"
-        raise ValidationError(where, "a non-blank string", got=wanted[blank])
     if not isinstance(column, pd.Series):
         raise ValidationError("column", "a column (Series) of JSON text", got=type(column).__name__)
     if not isinstance(column.dtype, pd.StringDtype):
