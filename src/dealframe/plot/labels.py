@@ -9,8 +9,8 @@ overlaps no label already placed and no labelled point's marker, keeps a gap of 
 to them, and stays inside the Axes. A label with no free spot is dropped; the count of labels
 placed is returned so a chart's alt text can say how many are named.
 
-Each function lays the figure out first (``draw_without_rendering``) and measures the text as
-it will be drawn, at the figure's size: a fixed rule (a side, a count of labels) holds for
+Each function lays the figure out first (:func:`lay_out`) and measures the text as it will
+be drawn, at the figure's size: a fixed rule (a side, a count of labels) holds for
 one size of Axes only.
 """
 
@@ -37,6 +37,7 @@ __all__ = [
     "fitting_yticks",
     "fitting_ylabel",
     "keep_apart",
+    "lay_out",
     "place_labels",
 ]
 
@@ -54,6 +55,24 @@ _SPOTS: tuple[tuple[float, float, str], ...] = (
 )
 #: Points of clear space kept between a label and another label or a labelled marker.
 _GAP = 3.0
+
+
+def lay_out(fig: Figure) -> None:
+    """Place the Axes of ``fig`` where a draw puts them, to measure its text there.
+
+    A figure of a layout engine (constrained, as :func:`~dealframe.plot.figure` makes) is laid
+    out by its engine alone, as a draw does first: what a draw does next (every artist drawn
+    to a renderer that discards it) moves nothing more and costs about half again. A figure
+    of no engine is drawn without rendering.
+    """
+    engine = fig.get_layout_engine()
+    if engine is None or not fig.axes:
+        fig.draw_without_rendering()
+        return
+    try:
+        engine.execute(fig)
+    except ValueError:  # as a draw does: the layout is left as it was
+        pass
 
 
 def _renderer(fig: Figure) -> Any:
@@ -106,7 +125,7 @@ def place_labels(
     0
     """
     fig = cast(Figure, ax.figure)
-    fig.draw_without_rendering()  # final layout, limits and transforms
+    lay_out(fig)  # final layout, limits and transforms
     renderer = _renderer(fig)
     frame = ax.get_window_extent(renderer)
     pixels = fig.dpi / 72.0  # display units per point
@@ -175,7 +194,7 @@ def keep_apart(ax: Axes, labels: Sequence[Text], gap: float = _GAP) -> bool:
     if len(labels) < 2:
         return False
     fig = cast(Figure, ax.figure)
-    fig.draw_without_rendering()
+    lay_out(fig)
     renderer = _renderer(fig)
     boxes = sorted((t.get_window_extent(renderer) for t in labels), key=lambda b: b.x0)
     pad = gap * fig.dpi / 72.0
@@ -183,7 +202,7 @@ def keep_apart(ax: Axes, labels: Sequence[Text], gap: float = _GAP) -> bool:
         return False
     for label in labels:
         label.set_rotation(90)
-    fig.draw_without_rendering()
+    lay_out(fig)
     frame = ax.get_window_extent(renderer)
     tallest = max(t.get_window_extent(renderer).height for t in labels) + pad
     low, high = ax.get_ylim()
@@ -259,7 +278,7 @@ def fitting_texts(
     for (label, _), text in zip(fits, chosen, strict=True):
         label.set_text(text)
     for fig in figures.values():
-        fig.draw_without_rendering()  # one layout, made with each label's first text
+        lay_out(fig)  # one layout, made with each label's first text
     redo = list(range(len(fits)))  # the labels to choose a text for
     for _ in range(3):
         moves = False  # whether a text chosen may move an Axes sideways
@@ -278,7 +297,7 @@ def fitting_texts(
         if not moves:
             break
         for fig in figures.values():
-            fig.draw_without_rendering()  # the layout made with the texts chosen
+            lay_out(fig)  # the layout made with the texts chosen
         redo = [i for i, (label, _) in enumerate(fits) if not _stays(label, chosen[i], along)]
         if not redo:
             break

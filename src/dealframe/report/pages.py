@@ -8,13 +8,16 @@ appendix: reconciliation with the service, methodology, provenance). Charts come
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Mapping
 from functools import partial
 from numbers import Real
+from typing import cast
 
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from dealframe._version import __version__
 from dealframe._wording import counted, matching, plural
@@ -28,7 +31,6 @@ from dealframe.plot import (
     figure,
     group_history,
     growth_vs_multiple,
-    png,
     private_vs_public,
     quarterly_medians,
     top_investors,
@@ -71,9 +73,17 @@ _COMPS_FORMATS = {
 
 
 def _chart(draw: Callable[..., Axes], width: float = 7.0, height: float = 3.9) -> Chart:
-    _, ax = figure(width, height)
+    """The PNG and alt text of the chart ``draw`` makes on a new :func:`figure`.
+
+    The figure's own Agg canvas prints it in one draw, which lays it out and renders it:
+    ``savefig`` (as :func:`~dealframe.plot.png` calls it) first lays a figure of a layout
+    engine out in a draw of its own, which renders nothing. Same PNG, byte for byte.
+    """
+    fig, ax = figure(width, height)
     draw(ax=ax)
-    return Chart(png(ax), alt_text(ax))
+    buffer = io.BytesIO()
+    cast(FigureCanvasAgg, fig.canvas).print_png(buffer)
+    return Chart(buffer.getvalue(), alt_text(ax))
 
 
 def _times(value: float) -> str:
