@@ -14,6 +14,14 @@ unreadable item was dropped whole), ignored ``limit`` (``received 1999 of 1500 r
 was no frame of the call (without ``rows_total``, ``truncated``, ``duplicates_removed``,
 ``batch_overlap``; with ``with_investors=True``, without the profiles' columns): it is now
 built as the call's frame is, of every row that can be read.
+
+Then a single form that failed while such a partial was completed (``with_investors=True``)
+was dropped silently (only ``attrs["profiles"]["missing_ids"]`` held it): it is named on the
+error as the call without an unreadable item names it. A partial of several batches of ids
+merged by a sort was cut short by the item's place in the batch's pages (49 rows where 50
+read); ``.expected`` of a lookup by ids was not capped by ``limit`` (``received 39 of 1800
+rows``); and ``.failed`` held the pages that failed before those with an unreadable item,
+whatever their order: they are now in page order.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Proxy,
+    api_error,
     assert_same,
     clamp_limit,
     direct,
@@ -203,3 +212,22 @@ def test_the_partial_of_with_investors_holds_the_profiles_columns(
     assert "profiles" in partial.attrs and "investors" in partial.columns
     assert partial["id"].tolist() == want["id"].iloc[1:].tolist()
     assert partial["investors"].notna().any()
+
+
+def test_a_single_form_that_fails_while_the_partial_is_completed_is_named(
+    fresh: Any, direct: Any, proxy: Proxy
+):
+    """A deal whose single form answers 500 is named in ``.failed`` and ``.labels`` after the
+    page (it was only in ``attrs["profiles"]["missing_ids"]``, said nowhere)."""
+    want = direct.private.deals(deal_type=["M&A"], with_investors=True)
+    victim = want["id"].iloc[5]
+    proxy.add(DEALS, set_field("deal_date", 20240101, first=1), page=1, method="POST")
+    proxy.add(f"^/api/private/v1/transactions/{victim}$", api_error(500, "INTERNAL", "boom"))
+    got = outcome(lambda: fresh.private.deals(deal_type=["M&A"], with_investors=True))
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    assert error.failed == [1, victim], error.failed
+    assert error.labels == ["page 1", victim], error.labels
+    partial = error.partial
+    assert partial["id"].tolist() == want["id"].iloc[1:].tolist()
+    assert partial.loc[partial["id"] == victim, "investors"].isna().all()

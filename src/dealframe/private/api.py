@@ -557,6 +557,38 @@ def _fails(reads: Callable[[list[dict]], bool], rows: list[dict], start: int, st
     return not reads(rows[start:stop])
 
 
+def _failed_of(
+    error: DealframeError,
+) -> tuple[list[Any], list[str], list[BaseException]]:
+    """``(failed, labels, errors)`` of ``error`` (the single forms of a partial that failed),
+    as :meth:`~dealframe.private.paging.Pages.raise_for_failures` takes them: its failed ids
+    and their errors, or the error itself when it names none (it said it all the same).
+
+    Examples
+    --------
+    >>> from dealframe.errors import IncompleteResultError, ServerError
+    >>> down = ServerError(500, "X", "down")
+    >>> _failed_of(IncompleteResultError(3, 2, ["d1"], errors=[down]))[:2]
+    (['d1'], ['d1'])
+    >>> _failed_of(down)
+    ([], [], [])
+    """
+    failed = list(getattr(error, "failed", None) or [])
+    labels = list(getattr(error, "labels", None) or [str(item) for item in failed])
+    errors = list(getattr(error, "errors", None) or [error] * len(failed))
+    return failed, labels, errors
+
+
+def _notes_of(error: DealframeError) -> list[str]:
+    """What ``error`` (the single forms of a partial that failed) says beyond the pages: its
+    notes (the deals answered 404), and itself when it names no failed id (a finding under
+    ``strict=True``)."""
+    notes = list(getattr(error, "__notes__", []))
+    if not getattr(error, "failed", None):
+        notes.insert(0, f"the single forms: {error}")
+    return notes
+
+
 def _unreadable_ids(
     groups: list[tuple[str, list[dict]]], reads: Callable[[list[dict]], bool]
 ) -> list[str]:
@@ -1531,6 +1563,7 @@ class PrivateApi:
         # partial's; the pages' own counts hold each shared row once a batch
         union = None if pulled.union is None else (None, len(frame))
         if unread is not None:
+            profiles: DealframeError | None = None  # single forms that failed
             if arguments.get("with_investors"):  # the partial completed as the frame is
                 try:
                     frame = self._with_profiles(
@@ -1541,7 +1574,8 @@ class PrivateApi:
                         cache=cache,
                         deadline=deadline,
                     )
-                except DealframeError as failed:  # single forms that failed: what they gave
+                except DealframeError as failed:  # what they gave, the failed ones named
+                    profiles = failed
                     completed = getattr(failed, "partial", None)
                     if isinstance(completed, pd.DataFrame):
                         frame = completed
@@ -1549,9 +1583,17 @@ class PrivateApi:
             expected = pulled.expected
             if expected is None:  # the rows that arrived (up to ``limit``)
                 expected = came if limit is None else min(came, limit)
-            pages.raise_for_failures(
-                frame, counts=union or (expected, len(frame)), unread=unread.said
-            )
+            try:
+                pages.raise_for_failures(
+                    frame,
+                    counts=union or (expected, len(frame)),
+                    unread=unread.said,
+                    also=None if profiles is None else _failed_of(profiles),
+                )
+            except DealframeError as error:  # the single forms' notes (404s) said too
+                for note in [] if profiles is None else _notes_of(profiles):
+                    error.add_note(note)
+                raise
         pages.raise_for_failures(frame, counts=union)
         expected, received = (pulled.expected, distinct) if union is None else union
         found.report(strict=strict, partial=frame, expected=expected, received=received)

@@ -222,6 +222,7 @@ class Pages(Generic[T]):
         *,
         counts: tuple[int | None, int] | None = None,
         unread: tuple[Sequence[Any], Sequence[str], ApiError] | None = None,
+        also: tuple[Sequence[Any], Sequence[str], Sequence[BaseException]] | None = None,
     ) -> None:
         """Raise :class:`IncompleteResultError` (with ``partial``) if any page failed, or
         the error that stopped the walk part-way (an expired token: an
@@ -233,21 +234,37 @@ class Pages(Generic[T]):
         union whose rows may repeat from one batch to another, items that could not be read).
         ``unread`` is ``(failed, labels, error)`` of pages holding items that cannot be read
         (:meth:`~dealframe.private.list_pages.ListParse.unreadable`): failed too, and that
-        error, naming the first, is raised carrying ``partial``.
+        error, naming the first, is raised carrying ``partial``. ``also`` is ``(failed,
+        labels, errors)`` of a later step that failed too (the single forms of
+        ``with_investors=True``): named after the pages.
+
+        Examples
+        --------
+        >>> from dealframe.errors import ServerError, ServiceContractError
+        >>> pages = Pages([], [], None, None, 0, failed=[ItemFailure(2, 3, ServerError(500, "X", "down"))])
+        >>> item = ServiceContractError(200, "page 1, item 2 of 9: bad", finding="wrong_shape")
+        >>> try:
+        ...     pages.raise_for_failures(None, unread=([1], ["page 1"], item), also=(["d1"], ["d1"], [item]))
+        ... except ServiceContractError as exc:
+        ...     exc.failed, exc.labels
+        ([3, 1, 'd1'], ['page 3', 'page 1', 'd1'])
         """
         more, labels, stop = unread if unread is not None else ((), (), None)
-        if self.failed or more:
+        later, named, errors = also if also is not None else ((), (), ())
+        if self.failed or more or later:
             expected, received = (self.expected, self.rows) if counts is None else counts
             cause = self.failed[0].error if self.failed else stop
             raise incomplete(
                 expected,
                 received,
-                [f.item for f in self.failed] + list(more),
-                errors=[f.error for f in self.failed] + ([] if stop is None else [stop]),
+                [f.item for f in self.failed] + list(more) + list(later),
+                errors=[f.error for f in self.failed]
+                + ([] if stop is None else [stop])
+                + list(errors),
                 partial=partial,
                 what=what,
                 stop=stop or stopped(self.failed),
-                labels=[_page_label(f.item) for f in self.failed] + list(labels),
+                labels=[_page_label(f.item) for f in self.failed] + list(labels) + list(named),
             ) from (None if cause is stop else cause)
 
 
