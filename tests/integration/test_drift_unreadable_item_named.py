@@ -231,3 +231,15 @@ def test_a_single_form_that_fails_while_the_partial_is_completed_is_named(
     partial = error.partial
     assert partial["id"].tolist() == want["id"].iloc[1:].tolist()
     assert partial.loc[partial["id"] == victim, "investors"].isna().all()
+
+
+def test_failed_pages_are_in_page_order(fresh: Any, proxy: Proxy, deals: Any):
+    """Page 2 answers 500, page 1 holds an unreadable item: ``.failed`` is ``[1, 2]`` with
+    its labels (the pages that failed used to come first)."""
+    proxy.add(DEALS, set_field("deal_date", 20240101, first=1), page=1, method="POST")
+    proxy.add(DEALS, api_error(500, "INTERNAL", "boom"), page=2, method="POST")
+    got = outcome(lambda: fresh.private.deals())
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    assert error.failed == [1, 2], error.failed
+    assert error.labels == ["page 1", "page 2"], error.labels
