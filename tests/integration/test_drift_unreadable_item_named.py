@@ -233,6 +233,36 @@ def test_a_single_form_that_fails_while_the_partial_is_completed_is_named(
     assert partial.loc[partial["id"] == victim, "investors"].isna().all()
 
 
+def test_a_sorted_partial_of_several_batches_is_cut_after_the_merge(
+    fresh: Any, direct: Any, proxy: Proxy
+):
+    """Deals of investors in two batches, sorted, ``limit=50``: an unreadable item of the
+    first batch that the merge puts past the first 50 rows leaves those 50 rows whole (the
+    old partial lost one, cut by the item's place in its batch's page)."""
+    investors = direct.private.investors()["id"].tolist()
+    unknown = [str(uuid.UUID(int=n + 1)) for n in range(1300)]
+    ids = investors[:150] + unknown + investors[150:]
+    asked = {"sort": "deal_date:asc", "limit": 50}
+    first = direct.private.deals(investor_id=ids[:1000], **asked)["id"].tolist()
+    want = direct.private.deals(investor_id=ids, **asked)
+    outside = [k for k, ident in enumerate(first) if ident not in set(want["id"])]
+    assert outside, "the test needs a row of batch 1 past the merged first 50"
+    k = outside[0]
+
+    def unreadable(doc: Any) -> Any:
+        doc["data"][k]["deal_date"] = 20240101
+        return doc
+
+    proxy.add(
+        DEALS, edit(unreadable), page=1, method="POST", when=lambda ex: ids[0] in repr(ex.body)
+    )
+    got = outcome(lambda: fresh.private.deals(investor_id=ids, **asked))
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    assert error.labels == ["investor_id ids 1-1000 page 1"], error.labels
+    assert error.partial["id"].tolist() == want["id"].tolist()
+
+
 def test_failed_pages_are_in_page_order(fresh: Any, proxy: Proxy, deals: Any):
     """Page 2 answers 500, page 1 holds an unreadable item: ``.failed`` is ``[1, 2]`` with
     its labels (the pages that failed used to come first)."""

@@ -1492,7 +1492,11 @@ class PrivateApi:
         arrived = len(frame)
         frame, at = _carried(lambda f: drop_outside(f, wire, schema, found), frame, at)
         # the rows of the first ``limit`` places: an item that cannot be read keeps its place
-        room = limit if limit is None or unread is None else limit - unread.before(limit)
+        # (rows merged from several batches by the sort: the place of an unreadable one is
+        # unknown, its value perhaps the sort's, and the first ``limit`` of those that read
+        # are the partial)
+        merged = sort is not None and batches is not None and len(batches) > 1
+        room = limit if limit is None or unread is None or merged else limit - unread.before(limit)
         if pulled.looked_up is None and room is not None and len(frame) > room:
             frame = frame.iloc[:room].reset_index(drop=True)  # the last page may overshoot
             at = at[:room]
