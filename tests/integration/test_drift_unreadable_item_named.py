@@ -263,6 +263,18 @@ def test_a_sorted_partial_of_several_batches_is_cut_after_the_merge(
     assert error.partial["id"].tolist() == want["id"].tolist()
 
 
+def test_expected_of_a_lookup_by_ids_is_capped_by_limit(fresh: Any, proxy: Proxy, deals: Any):
+    """``deals(id=<1,800 ids>, sort=..., limit=40)`` with an unreadable item: ``.expected``
+    is 40 (it said ``received 39 of 1800 rows``)."""
+    ids = deals["id"].tolist()[:1800]
+    proxy.add(DEALS, set_field("deal_date", 20240101, first=1), page=1, method="POST", times=1)
+    got = outcome(lambda: fresh.private.deals(id=ids, sort="deal_date:asc", limit=40))
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    assert (error.received, error.expected) == (40, 40), (error.received, error.expected)
+    assert "of 40 rows" in str(error), str(error)
+
+
 def test_failed_pages_are_in_page_order(fresh: Any, proxy: Proxy, deals: Any):
     """Page 2 answers 500, page 1 holds an unreadable item: ``.failed`` is ``[1, 2]`` with
     its labels (the pages that failed used to come first)."""

@@ -1566,6 +1566,10 @@ class PrivateApi:
         # have had are unknown (so are the rows they shared), and those that arrived are the
         # partial's; the pages' own counts hold each shared row once a batch
         union = None if pulled.union is None else (None, len(frame))
+        # the rows a lookup by ids should return: as many as were found, up to ``limit``
+        wanted = pulled.expected
+        if wanted is not None and limit is not None:
+            wanted = min(wanted, limit)
         if unread is not None:
             profiles: DealframeError | None = None  # single forms that failed
             if arguments.get("with_investors"):  # the partial completed as the frame is
@@ -1584,7 +1588,7 @@ class PrivateApi:
                     if isinstance(completed, pd.DataFrame):
                         frame = completed
             came = received + len(unread.removed)
-            expected = pulled.expected
+            expected = wanted
             if expected is None:  # the rows that arrived (up to ``limit``)
                 expected = came if limit is None else min(came, limit)
             try:
@@ -1598,7 +1602,8 @@ class PrivateApi:
                 for note in [] if profiles is None else _notes_of(profiles):
                     error.add_note(note)
                 raise
-        pages.raise_for_failures(frame, counts=union)
+        lookup = pulled.looked_up is not None and limit is not None and union is None
+        pages.raise_for_failures(frame, counts=(wanted, len(frame)) if lookup else union)
         expected, received = (pulled.expected, distinct) if union is None else union
         found.report(strict=strict, partial=frame, expected=expected, received=received)
         if missing:
