@@ -14,6 +14,14 @@ unreadable item was dropped whole), ignored ``limit`` (``received 1999 of 1500 r
 was no frame of the call (without ``rows_total``, ``truncated``, ``duplicates_removed``,
 ``batch_overlap``; with ``with_investors=True``, without the profiles' columns): it is now
 built as the call's frame is, of every row that can be read.
+
+Then a single form that failed while such a partial was completed (``with_investors=True``)
+was dropped silently (only ``attrs["profiles"]["missing_ids"]`` held it): it is named on the
+error as the call without an unreadable item names it. A partial of several batches of ids
+merged by a sort was cut short by the item's place in the batch's pages (49 rows where 50
+read); ``.expected`` of a lookup by ids was not capped by ``limit`` (``received 39 of 1800
+rows``); and ``.failed`` held the pages that failed before those with an unreadable item,
+whatever their order: they are now in page order.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Proxy,
+    api_error,
     assert_same,
     clamp_limit,
     direct,
@@ -203,3 +212,76 @@ def test_the_partial_of_with_investors_holds_the_profiles_columns(
     assert "profiles" in partial.attrs and "investors" in partial.columns
     assert partial["id"].tolist() == want["id"].iloc[1:].tolist()
     assert partial["investors"].notna().any()
+
+
+def test_a_single_form_that_fails_while_the_partial_is_completed_is_named(
+    fresh: Any, direct: Any, proxy: Proxy
+):
+    """A deal whose single form answers 500 is named in ``.failed`` and ``.labels`` after the
+    page (it was only in ``attrs["profiles"]["missing_ids"]``, said nowhere)."""
+    want = direct.private.deals(deal_type=["M&A"], with_investors=True)
+    victim = want["id"].iloc[5]
+    proxy.add(DEALS, set_field("deal_date", 20240101, first=1), page=1, method="POST")
+    proxy.add(f"^/api/private/v1/transactions/{victim}$", api_error(500, "INTERNAL", "boom"))
+    got = outcome(lambda: fresh.private.deals(deal_type=["M&A"], with_investors=True))
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    assert error.failed == [1, victim], error.failed
+    assert error.labels == ["page 1", victim], error.labels
+    partial = error.partial
+    assert partial["id"].tolist() == want["id"].iloc[1:].tolist()
+    assert partial.loc[partial["id"] == victim, "investors"].isna().all()
+
+
+def test_a_sorted_partial_of_several_batches_is_cut_after_the_merge(
+    fresh: Any, direct: Any, proxy: Proxy
+):
+    """Deals of investors in two batches, sorted, ``limit=50``: an unreadable item of the
+    first batch that the merge puts past the first 50 rows leaves those 50 rows whole (the
+    old partial lost one, cut by the item's place in its batch's page)."""
+    investors = direct.private.investors()["id"].tolist()
+    unknown = [str(uuid.UUID(int=n + 1)) for n in range(1300)]
+    ids = investors[:150] + unknown + investors[150:]
+    asked = {"sort": "deal_date:asc", "limit": 50}
+    first = direct.private.deals(investor_id=ids[:1000], **asked)["id"].tolist()
+    want = direct.private.deals(investor_id=ids, **asked)
+    outside = [k for k, ident in enumerate(first) if ident not in set(want["id"])]
+    assert outside, "the test needs a row of batch 1 past the merged first 50"
+    k = outside[0]
+
+    def unreadable(doc: Any) -> Any:
+        doc["data"][k]["deal_date"] = 20240101
+        return doc
+
+    proxy.add(
+        DEALS, edit(unreadable), page=1, method="POST", when=lambda ex: ids[0] in repr(ex.body)
+    )
+    got = outcome(lambda: fresh.private.deals(investor_id=ids, **asked))
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    assert error.labels == ["investor_id ids 1-1000 page 1"], error.labels
+    assert error.partial["id"].tolist() == want["id"].tolist()
+
+
+def test_expected_of_a_lookup_by_ids_is_capped_by_limit(fresh: Any, proxy: Proxy, deals: Any):
+    """``deals(id=<1,800 ids>, sort=..., limit=40)`` with an unreadable item: ``.expected``
+    is 40 (it said ``received 39 of 1800 rows``)."""
+    ids = deals["id"].tolist()[:1800]
+    proxy.add(DEALS, set_field("deal_date", 20240101, first=1), page=1, method="POST", times=1)
+    got = outcome(lambda: fresh.private.deals(id=ids, sort="deal_date:asc", limit=40))
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    assert (error.received, error.expected) == (40, 40), (error.received, error.expected)
+    assert "of 40 rows" in str(error), str(error)
+
+
+def test_failed_pages_are_in_page_order(fresh: Any, proxy: Proxy, deals: Any):
+    """Page 2 answers 500, page 1 holds an unreadable item: ``.failed`` is ``[1, 2]`` with
+    its labels (the pages that failed used to come first)."""
+    proxy.add(DEALS, set_field("deal_date", 20240101, first=1), page=1, method="POST")
+    proxy.add(DEALS, api_error(500, "INTERNAL", "boom"), page=2, method="POST")
+    got = outcome(lambda: fresh.private.deals())
+    error = got.error
+    assert type(error) is ServiceContractError, repr(error)
+    assert error.failed == [1, 2], error.failed
+    assert error.labels == ["page 1", "page 2"], error.labels

@@ -557,6 +557,38 @@ def _fails(reads: Callable[[list[dict]], bool], rows: list[dict], start: int, st
     return not reads(rows[start:stop])
 
 
+def _failed_of(
+    error: DealframeError,
+) -> tuple[list[Any], list[str], list[BaseException]]:
+    """``(failed, labels, errors)`` of ``error`` (the single forms of a partial that failed),
+    as :meth:`~dealframe.private.paging.Pages.raise_for_failures` takes them: its failed ids
+    and their errors, or the error itself when it names none (it said it all the same).
+
+    Examples
+    --------
+    >>> from dealframe.errors import IncompleteResultError, ServerError
+    >>> down = ServerError(500, "X", "down")
+    >>> _failed_of(IncompleteResultError(3, 2, ["d1"], errors=[down]))[:2]
+    (['d1'], ['d1'])
+    >>> _failed_of(down)
+    ([], [], [])
+    """
+    failed = list(getattr(error, "failed", None) or [])
+    labels = list(getattr(error, "labels", None) or [str(item) for item in failed])
+    errors = list(getattr(error, "errors", None) or [error] * len(failed))
+    return failed, labels, errors
+
+
+def _notes_of(error: DealframeError) -> list[str]:
+    """What ``error`` (the single forms of a partial that failed) says beyond the pages: its
+    notes (the deals answered 404), and itself when it names no failed id (a finding under
+    ``strict=True``)."""
+    notes = list(getattr(error, "__notes__", []))
+    if not getattr(error, "failed", None):
+        notes.insert(0, f"the single forms: {error}")
+    return notes
+
+
 def _unreadable_ids(
     groups: list[tuple[str, list[dict]]], reads: Callable[[list[dict]], bool]
 ) -> list[str]:
@@ -1460,7 +1492,11 @@ class PrivateApi:
         arrived = len(frame)
         frame, at = _carried(lambda f: drop_outside(f, wire, schema, found), frame, at)
         # the rows of the first ``limit`` places: an item that cannot be read keeps its place
-        room = limit if limit is None or unread is None else limit - unread.before(limit)
+        # (rows merged from several batches by the sort: the place of an unreadable one is
+        # unknown, its value perhaps the sort's, and the first ``limit`` of those that read
+        # are the partial)
+        merged = sort is not None and batches is not None and len(batches) > 1
+        room = limit if limit is None or unread is None or merged else limit - unread.before(limit)
         if pulled.looked_up is None and room is not None and len(frame) > room:
             frame = frame.iloc[:room].reset_index(drop=True)  # the last page may overshoot
             at = at[:room]
@@ -1530,7 +1566,12 @@ class PrivateApi:
         # have had are unknown (so are the rows they shared), and those that arrived are the
         # partial's; the pages' own counts hold each shared row once a batch
         union = None if pulled.union is None else (None, len(frame))
+        # the rows a lookup by ids should return: as many as were found, up to ``limit``
+        wanted = pulled.expected
+        if wanted is not None and limit is not None:
+            wanted = min(wanted, limit)
         if unread is not None:
+            profiles: DealframeError | None = None  # single forms that failed
             if arguments.get("with_investors"):  # the partial completed as the frame is
                 try:
                     frame = self._with_profiles(
@@ -1541,18 +1582,28 @@ class PrivateApi:
                         cache=cache,
                         deadline=deadline,
                     )
-                except DealframeError as failed:  # single forms that failed: what they gave
+                except DealframeError as failed:  # what they gave, the failed ones named
+                    profiles = failed
                     completed = getattr(failed, "partial", None)
                     if isinstance(completed, pd.DataFrame):
                         frame = completed
             came = received + len(unread.removed)
-            expected = pulled.expected
+            expected = wanted
             if expected is None:  # the rows that arrived (up to ``limit``)
                 expected = came if limit is None else min(came, limit)
-            pages.raise_for_failures(
-                frame, counts=union or (expected, len(frame)), unread=unread.said
-            )
-        pages.raise_for_failures(frame, counts=union)
+            try:
+                pages.raise_for_failures(
+                    frame,
+                    counts=union or (expected, len(frame)),
+                    unread=unread.said,
+                    also=None if profiles is None else _failed_of(profiles),
+                )
+            except DealframeError as error:  # the single forms' notes (404s) said too
+                for note in [] if profiles is None else _notes_of(profiles):
+                    error.add_note(note)
+                raise
+        lookup = pulled.looked_up is not None and limit is not None and union is None
+        pages.raise_for_failures(frame, counts=(wanted, len(frame)) if lookup else union)
         expected, received = (pulled.expected, distinct) if union is None else union
         found.report(strict=strict, partial=frame, expected=expected, received=received)
         if missing:

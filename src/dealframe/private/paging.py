@@ -75,6 +75,7 @@ Pages that fail after their retries are listed in :attr:`Pages.failed`; the call
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -222,6 +223,7 @@ class Pages(Generic[T]):
         *,
         counts: tuple[int | None, int] | None = None,
         unread: tuple[Sequence[Any], Sequence[str], ApiError] | None = None,
+        also: tuple[Sequence[Any], Sequence[str], Sequence[BaseException]] | None = None,
     ) -> None:
         """Raise :class:`IncompleteResultError` (with ``partial``) if any page failed, or
         the error that stopped the walk part-way (an expired token: an
@@ -233,22 +235,56 @@ class Pages(Generic[T]):
         union whose rows may repeat from one batch to another, items that could not be read).
         ``unread`` is ``(failed, labels, error)`` of pages holding items that cannot be read
         (:meth:`~dealframe.private.list_pages.ListParse.unreadable`): failed too, and that
-        error, naming the first, is raised carrying ``partial``.
+        error, naming the first, is raised carrying ``partial``. The failed pages are in page
+        order (:func:`_page_order` of their labels), those that failed and those that cannot
+        be read alike. ``also`` is ``(failed, labels, errors)`` of a later step that failed
+        too (the single forms of ``with_investors=True``): named after the pages.
+
+        Examples
+        --------
+        >>> from dealframe.errors import ServerError, ServiceContractError
+        >>> pages = Pages([], [], None, None, 0, failed=[ItemFailure(2, 3, ServerError(500, "X", "down"))])
+        >>> item = ServiceContractError(200, "page 1, item 2 of 9: bad", finding="wrong_shape")
+        >>> try:
+        ...     pages.raise_for_failures(None, unread=([1], ["page 1"], item), also=(["d1"], ["d1"], [item]))
+        ... except ServiceContractError as exc:
+        ...     exc.failed, exc.labels
+        ([1, 3, 'd1'], ['page 1', 'page 3', 'd1'])
         """
         more, labels, stop = unread if unread is not None else ((), (), None)
-        if self.failed or more:
+        later, named, errors = also if also is not None else ((), (), ())
+        if self.failed or more or later:
             expected, received = (self.expected, self.rows) if counts is None else counts
             cause = self.failed[0].error if self.failed else stop
+            # (label, failed, error): the unreadable pages hold one error, the first one's
+            each = [(_page_label(f.item), f.item, [f.error]) for f in self.failed]
+            each += [
+                (label, k, [stop] if n == 0 and stop else [])
+                for n, (label, k) in enumerate(zip(labels, more, strict=True))
+            ]
+            each.sort(key=lambda one: _page_order(one[0]))
             raise incomplete(
                 expected,
                 received,
-                [f.item for f in self.failed] + list(more),
-                errors=[f.error for f in self.failed] + ([] if stop is None else [stop]),
+                [k for _, k, _ in each] + list(later),
+                errors=[e for _, _, error in each for e in error] + list(errors),
                 partial=partial,
                 what=what,
                 stop=stop or stopped(self.failed),
-                labels=[_page_label(f.item) for f in self.failed] + list(labels),
+                labels=[label for label, _, _ in each] + list(named),
             ) from (None if cause is stop else cause)
+
+
+def _page_order(label: str) -> list[Any]:
+    """How a failed page's ``label`` sorts among the call's others: its numbers as numbers
+    (``page 2`` before ``page 10``; a batch's pages after those of the batch before it).
+
+    Examples
+    --------
+    >>> sorted(["ids 1001-1595 page 1", "page 10", "ids 1-1000 page 2", "page 2"], key=_page_order)
+    ['ids 1-1000 page 2', 'ids 1001-1595 page 1', 'page 2', 'page 10']
+    """
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", label)]
 
 
 def page_parts(infos: Iterable[PageInfo], of: str = "") -> list[tuple[str, int, frozenset[str]]]:
