@@ -1587,6 +1587,8 @@ class PrivateApi:
                     completed = getattr(failed, "partial", None)
                     if isinstance(completed, pd.DataFrame):
                         frame = completed
+            if not len(frame) and profiles is None and not pages.failed:
+                raise unread.named from None  # nothing else arrived: the item's error alone
             came = received + len(unread.removed)
             expected = wanted
             if expected is None:  # the rows that arrived (up to ``limit``)
