@@ -92,14 +92,14 @@ def drawn() -> list[list[str]]:
 def written(sandbox: Any, tmp_path_factory: Any, drawn: list[list[str]]) -> Iterator[Any]:
     import dealframe.report.pages as pages
 
-    to_png = pages.png
+    to_alt = pages.alt_text  # read of each chart once it is drawn
 
-    def png(ax: Any, *args: Any, **kwargs: Any) -> bytes:
+    def alt_text(ax: Any, *args: Any, **kwargs: Any) -> str:
         drawn.append(_chart_texts(ax))
-        return to_png(ax, *args, **kwargs)
+        return to_alt(ax, *args, **kwargs)
 
     with Proxy(sandbox.url) as proxy, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pages, "png", png)
+        patch.setattr(pages, "alt_text", alt_text)
         proxy.add(r"/companies/current$", edit(_current, "EBITDA LTM -0.4598, growth -0.04%"))
         proxy.add(r"/groups/time-series$", edit(_latest_month, "latest month -0.2%"))
         with dealframe.Client(
