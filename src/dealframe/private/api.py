@@ -702,7 +702,7 @@ def _report_missing_ids(
     )
     warnings.warn(
         f"{len(missing)} of {len(looked_up)} {label} ids were not returned ({reason}): "
-        f"{_shown(missing)} (see df.attrs['missing_ids'])",
+        f"{first_of(missing)} (see df.attrs['missing_ids'])",
         MissingDataWarning,
         stacklevel=user_stacklevel(),
     )
@@ -775,25 +775,14 @@ def _missing_profiles(
     unknown = [i for i in missing if i not in set(deleted)]
     them = plural(len(deleted), "it", "them")
     parts = [
-        f"{len(deleted)} soft-deleted (pass include_deleted=True to read {them}): {_shown(deleted)}"
+        f"{len(deleted)} soft-deleted (pass include_deleted=True to read {them}): {first_of(deleted)}"
     ]
     if unknown:
-        parts.append(f"{len(unknown)} unknown: {_shown(unknown)}")
+        parts.append(f"{len(unknown)} unknown: {first_of(unknown)}")
     return (
         f"{head}: {'; '.join(parts)}; see df.attrs['missing_ids'] (the soft-deleted in "
         "df.attrs['deleted_ids'])"
     )
-
-
-def _shown(ids: list[str]) -> str:
-    """The first five of ``ids``, then how many more (:func:`~dealframe.contract.first_of`).
-
-    Examples
-    --------
-    >>> _shown(["a", "b"]), _shown(list("abcdefg"))
-    ('a, b', 'a, b, c, d, e and 2 more')
-    """
-    return first_of(ids)
 
 
 @checked_methods
@@ -2183,7 +2172,7 @@ class PrivateApi:
             if unread:  # answered 404: no error of their own, said here all the same
                 error.add_note(
                     f"{len(unread)} more {plural(len(unread), 'deal has', 'deals have')} no "
-                    f"single form to read (answered 404): {_shown(unread)} "
+                    f"single form to read (answered 404): {first_of(unread)} "
                     "(see .partial.attrs['profiles']['missing_ids'])"
                 )
             raise error
@@ -2203,7 +2192,7 @@ class PrivateApi:
             elsewhere = set(found.notes.get(_OTHER_IDS, {}).get("ids", ()))
             kept = _kept_of_list_rows(frame, carried)
             said = [
-                f"{len(group):,} of {len(ids):,} deals {why}: {kept}: {_shown(group)}"
+                f"{len(group):,} of {len(ids):,} deals {why}: {kept}: {first_of(group)}"
                 for group, why in (
                     (
                         [i for i in missing if i not in elsewhere],
