@@ -3129,7 +3129,9 @@ class PrivateApi:
             match_type) and the candidates (query, id, name, country, score, rank), one
             block per distinct name (a name the list repeats has its candidates once), so
             ``matches.merge(candidates, on="query")`` gives each row of ``matches`` its
-            candidates once.
+            candidates once. Both frames carry the call's provenance in ``attrs``
+            (``endpoint``, ``requests``, ``from_cache``, ``fetched_at``, ``findings`` ...;
+            ``rows_received`` counts each frame's own rows).
 
         Examples
         --------
