@@ -110,6 +110,7 @@ from .filters import (
     FilterSchema,
     documented_schema,
     materialised,
+    merged_filters,
     service_decides,
     sort_form,
 )
@@ -994,7 +995,7 @@ class PrivateApi:
         # read once: a generator would be empty for the second check (service_decides); one
         # given to a filter of one value is left for the check to refuse (it may never end)
         typed = [documented_schema(entity)] if held is None else [documented_schema(entity), held]
-        merged = materialised({**(filters or {}), **kwargs}, *typed)
+        merged = merged_filters(materialised(filters or {}, *typed), materialised(kwargs, *typed))
         offline = None if held is not None and not refresh else held or documented_schema(entity)
 
         def read(again: bool, retries: int | None) -> FilterSchema:
@@ -1822,7 +1823,10 @@ class PrivateApi:
         Parameters
         ----------
         filters : dict, optional
-            Raw filters by discovery name; keyword arguments are merged over it.
+            Raw filters by discovery name, the keyword filters added to them. A filter
+            given both here and as a keyword must have the same value in both
+            (``filters={"deal_type": ["M&A"]}`` with ``deal_type=["Venture"]`` raises a
+            :class:`~dealframe.errors.ValidationError` naming both, before any request).
         sort : str, optional
             ``"<key>:asc"`` or ``"<key>:desc"`` (name, founded, ipoed, updated_at);
             spaces and the direction's case do not matter (``"name: ASC"``), and
