@@ -1387,10 +1387,16 @@ class PrivateApi:
         return said(merged, expected, total, whole(), batches, caps, held)
 
     def _list(
-        self, entity: str, method: Callable[..., Any], arguments: Mapping[str, Any]
+        self,
+        entity: str,
+        method: Callable[..., Any],
+        arguments: Mapping[str, Any],
+        *,
+        hint: bool = True,
     ) -> pd.DataFrame:
         """The rows of the list ``method`` of ``entity`` asks for: ``arguments`` is its
-        ``locals()`` (its filters, and how to pull them)."""
+        ``locals()`` (its filters, and how to pull them). Without ``hint`` an empty answer
+        is not hinted at (:meth:`_hint_open_values`): :meth:`_probe`."""
         filters, sort, limit = arguments["filters"], arguments["sort"], arguments["limit"]
         strict, progress = arguments["strict"], arguments["progress"]
         refresh, cache = arguments["refresh"], arguments["cache"]
@@ -1600,9 +1606,22 @@ class PrivateApi:
         found.report(strict=strict, partial=frame, expected=expected, received=received)
         if missing:
             _report_missing_ids(entity, wire, pulled.looked_up or [], missing, frame, strict)
-        if not len(frame):
+        if not len(frame) and hint:
             self._hint_open_values(entity, wire, deadline)
         return frame
+
+    def _probe(self, entity: str, method: Callable[..., Any], **named: Any) -> pd.DataFrame:
+        """The first row (``limit=1``, no progress bar) of the list ``method`` of ``entity``
+        that matches the filter keywords ``named``: a question the client asks for a check
+        of its own (:func:`~dealframe.comparison.compare_multiples`: does any deal carry this
+        vertical?). An empty answer is not hinted at as the user's own call's is
+        (:meth:`_hint_open_values`): the check says what it means, naming the caller's own
+        argument. A parameter of this call, not a warnings filter (process-wide, so it would
+        silence other threads' warnings too)."""
+        arguments = dict.fromkeys(_filter_names(getattr(method, "__func__", method)))
+        arguments.update(filters=None, sort=None, limit=1, strict=False, progress=False)
+        arguments.update(refresh=False, cache=True, **named)
+        return self._list(entity, method, arguments, hint=False)
 
     def _hint_open_values(self, entity: str, wire: Mapping[str, Any], deadline: Any) -> None:
         """After an empty answer: warn of each open-vocabulary value (``verticals``,
