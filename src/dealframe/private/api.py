@@ -110,6 +110,7 @@ from .filters import (
     FilterSchema,
     documented_schema,
     materialised,
+    merged_filters,
     service_decides,
     sort_form,
 )
@@ -994,7 +995,7 @@ class PrivateApi:
         # read once: a generator would be empty for the second check (service_decides); one
         # given to a filter of one value is left for the check to refuse (it may never end)
         typed = [documented_schema(entity)] if held is None else [documented_schema(entity), held]
-        merged = materialised({**(filters or {}), **kwargs}, *typed)
+        merged = merged_filters(materialised(filters or {}, *typed), materialised(kwargs, *typed))
         offline = None if held is not None and not refresh else held or documented_schema(entity)
 
         def read(again: bool, retries: int | None) -> FilterSchema:
@@ -1386,10 +1387,16 @@ class PrivateApi:
         return said(merged, expected, total, whole(), batches, caps, held)
 
     def _list(
-        self, entity: str, method: Callable[..., Any], arguments: Mapping[str, Any]
+        self,
+        entity: str,
+        method: Callable[..., Any],
+        arguments: Mapping[str, Any],
+        *,
+        hint: bool = True,
     ) -> pd.DataFrame:
         """The rows of the list ``method`` of ``entity`` asks for: ``arguments`` is its
-        ``locals()`` (its filters, and how to pull them)."""
+        ``locals()`` (its filters, and how to pull them). Without ``hint`` an empty answer
+        is not hinted at (:meth:`_hint_open_values`): :meth:`_probe`."""
         filters, sort, limit = arguments["filters"], arguments["sort"], arguments["limit"]
         strict, progress = arguments["strict"], arguments["progress"]
         refresh, cache = arguments["refresh"], arguments["cache"]
@@ -1599,9 +1606,22 @@ class PrivateApi:
         found.report(strict=strict, partial=frame, expected=expected, received=received)
         if missing:
             _report_missing_ids(entity, wire, pulled.looked_up or [], missing, frame, strict)
-        if not len(frame):
+        if not len(frame) and hint:
             self._hint_open_values(entity, wire, deadline)
         return frame
+
+    def _probe(self, entity: str, method: Callable[..., Any], **named: Any) -> pd.DataFrame:
+        """The first row (``limit=1``, no progress bar) of the list ``method`` of ``entity``
+        that matches the filter keywords ``named``: a question the client asks for a check
+        of its own (:func:`~dealframe.comparison.compare_multiples`: does any deal carry this
+        vertical?). An empty answer is not hinted at as the user's own call's is
+        (:meth:`_hint_open_values`): the check says what it means, naming the caller's own
+        argument. A parameter of this call, not a warnings filter (process-wide, so it would
+        silence other threads' warnings too)."""
+        arguments = dict.fromkeys(_filter_names(getattr(method, "__func__", method)))
+        arguments.update(filters=None, sort=None, limit=1, strict=False, progress=False)
+        arguments.update(refresh=False, cache=True, **named)
+        return self._list(entity, method, arguments, hint=False)
 
     def _hint_open_values(self, entity: str, wire: Mapping[str, Any], deadline: Any) -> None:
         """After an empty answer: warn of each open-vocabulary value (``verticals``,
@@ -1822,7 +1842,10 @@ class PrivateApi:
         Parameters
         ----------
         filters : dict, optional
-            Raw filters by discovery name; keyword arguments are merged over it.
+            Raw filters by discovery name, the keyword filters added to them. A filter
+            given both here and as a keyword must have the same value in both
+            (``filters={"deal_type": ["M&A"]}`` with ``deal_type=["Venture"]`` raises a
+            :class:`~dealframe.errors.ValidationError` naming both, before any request).
         sort : str, optional
             ``"<key>:asc"`` or ``"<key>:desc"`` (name, founded, ipoed, updated_at);
             spaces and the direction's case do not matter (``"name: ASC"``), and
@@ -3129,7 +3152,9 @@ class PrivateApi:
             match_type) and the candidates (query, id, name, country, score, rank), one
             block per distinct name (a name the list repeats has its candidates once), so
             ``matches.merge(candidates, on="query")`` gives each row of ``matches`` its
-            candidates once.
+            candidates once. Both frames carry the call's provenance in ``attrs``
+            (``endpoint``, ``requests``, ``from_cache``, ``fetched_at``, ``findings`` ...;
+            ``rows_received`` counts each frame's own rows).
 
         Examples
         --------

@@ -56,6 +56,7 @@ __all__ = [
     "documented_schema",
     "is_day",
     "materialised",
+    "merged_filters",
     "range_bound",
     "service_decides",
     "sort_form",
@@ -939,6 +940,69 @@ def materialised(filters: Mapping[Any, Any], *schemas: FilterSchema) -> dict[Any
         else:
             out[name] = once(value, not single)
     return out
+
+
+def merged_filters(raw: Mapping[Any, Any], named: Mapping[str, Any]) -> dict[Any, Any]:
+    """The filters of a call: its raw ``filters`` dict (``raw``) with its filter keywords
+    (``named``) added; a filter given in both must be given the same value.
+
+    Two different values of one filter (``filters={"deal_type": ["M&A"]}`` beside
+    ``deal_type=["Venture"]``) are a slip the client cannot settle: refused naming both, before
+    any request. The same value twice is taken: compared as given, a list, tuple, array or
+    Series of the same items in the same order alike (iterators are read first:
+    :func:`materialised`); ``None`` in ``raw`` is no value (no constraint), as for a keyword.
+
+    Raises
+    ------
+    ValidationError
+        Naming ``filters['<name>']`` and the keyword ``<name>``, with both values.
+
+    Examples
+    --------
+    >>> merged_filters({"deal_type": ["M&A"], "target_country": "FRA"}, {"deal_type": ("M&A",)})
+    {'deal_type': ('M&A',), 'target_country': 'FRA'}
+    >>> merged_filters({"deal_type": ["M&A"]}, {"deal_type": ["Venture"]})
+    Traceback (most recent call last):
+    ...
+    dealframe.errors.ValidationError: invalid filters['deal_type']: expected deal_type's value ['Venture'] (a filter given both in filters and as a keyword must have one value), got ['M&A']
+    """
+    for name, value in named.items():
+        given = raw.get(name)
+        if given is not None and value is not None and not _same_value(given, value):
+            raise ValidationError(
+                f"filters[{name!r}]",
+                f"{name}'s value {quoted(value, 80)} (a filter given both in filters and as "
+                "a keyword must have one value)",
+                got=given,
+            )
+    return {**raw, **named}
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether two values of one filter are the same as given: sequences (list, tuple,
+    ``numpy.ndarray``, ``pandas.Series`` or ``Index``) item by item, mappings key by key.
+
+    Examples
+    --------
+    >>> _same_value(["a", "b"], np.array(["a", "b"])), _same_value({"in": ["a"]}, {"in": ("a",)})
+    (True, True)
+    >>> _same_value(["a", "b"], ["b", "a"]), _same_value(1, "1"), _same_value(pd.NA, "a")
+    (False, False, False)
+    """
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple, np.ndarray, pd.Series, pd.Index)):
+            return [plain(v) for v in value]
+        return value
+
+    if a is b:
+        return True
+    try:
+        return bool(plain(a) == plain(b))
+    except (TypeError, ValueError):  # a value with no truth (pd.NA, an array): not the same
+        return False
 
 
 def service_decides(

@@ -72,11 +72,18 @@ LONE_POSITIONS = 8
 
 
 class Resolution(NamedTuple):
-    """What a resolve returns: ``matches`` (one row per query) and ``candidates`` (tidy)."""
+    """What a resolve returns: ``matches`` (one row per query) and ``candidates`` (tidy),
+    each with the call's provenance in its ``attrs``."""
 
     matches: pd.DataFrame
     candidates: pd.DataFrame
 
+
+#: The ``attrs`` of ``matches`` that say where a resolve's frames came from: ``candidates``
+#: carries them too (its ``rows_expected`` and ``rows_received`` count its own rows).
+_CALL_PROVENANCE = frozenset(
+    {"endpoint", "requests", "from_cache", "fetched_at", "batch_size", "batch_size_cut", "findings"}
+)
 
 #: A position in the names of a resolve request, as a service may name it in a refusal:
 #: ``names[7]``, or FastAPI's ``body.names.7``. The digits are group ``at``.
@@ -519,7 +526,9 @@ class Resolver:
         Returns
         -------
         Resolution
-            ``(matches, candidates)``, provenance in ``matches.attrs``.
+            ``(matches, candidates)``, provenance in the ``attrs`` of both (the same
+            ``endpoint``, ``requests``, ``from_cache``, ``fetched_at``, ``batch_size`` and
+            ``findings``; ``rows_expected`` and ``rows_received`` count each frame's rows).
         """
         choice(on_ambiguous, "on_ambiguous", ("none", "best", "raise"), "'none', 'best' or 'raise'")
         if isinstance(names, str) or not isinstance(names, Iterable) or isinstance(names, Mapping):
@@ -568,6 +577,10 @@ class Resolver:
             **({} if cut is None else {"batch_size_cut": cut}),
             findings=found.records(),
         )
+        # the candidates come of the same requests: the same provenance, their own rows
+        call = {k: v for k, v in matches.attrs.items() if k in _CALL_PROVENANCE}
+        candidates.attrs.update(copy.deepcopy(call))
+        candidates.attrs.update(rows_expected=len(candidates), rows_received=len(candidates))
         if failures:
             if not responses and len(failures) == 1:  # one request, and it failed: its error
                 raise failures[0].error
