@@ -358,8 +358,10 @@ def test_investor_filters_and_sorts(client, raw, world):
         )
 
 
-def test_keyword_filters_override_the_raw_dict(client, raw):
-    frame = client.private.deals(filters={"deal_type": ["Growth"]}, deal_type=["M&A"], limit=50)
+def test_keyword_filters_conflicting_with_the_raw_dict_are_refused(client, raw):
+    with pytest.raises(ValidationError, match=r"filters\['deal_type'\].*deal_type"):
+        client.private.deals(filters={"deal_type": ["Growth"]}, deal_type=["M&A"], limit=50)
+    frame = client.private.deals(filters={"deal_type": ["M&A"]}, deal_type=["M&A"], limit=50)
     assert set(frame["deal_type"].astype(str)) == {"M&A"}
 
 
