@@ -119,7 +119,9 @@ class EntityReport:
     nothing either way).
 
     ``checkpoint`` is the one the table holds after the sync (``status`` and ``history`` show
-    it): a sync that writes nothing makes no commit and reports its table's.
+    it): a sync that writes nothing makes no commit and reports its table's. ``rows_received``
+    counts each record once, as last read (a row read twice, a whole walk read again included);
+    ``requests`` counts every request.
 
     ``stamped_ahead`` says which rows were stamped after the sync's start (this machine's
     clock, plus the overlap), which then did not move the checkpoint. ``service_rows`` is the
@@ -698,6 +700,9 @@ def _sync_entity(
         if walk.unstable_from is not None and checkpoint is not None:
             checkpoint = min(checkpoint, walk.unstable_from)  # the next sync reads it again
         parts = staged.close()
+        # each record once, as last read: not every read of it (a page boundary's rows, a
+        # tie or a whole walk read again, a record changed while the walk read it)
+        received = staged.distinct
         step("walked")
         try:
             written = commit_entity(
