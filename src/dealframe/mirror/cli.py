@@ -248,12 +248,23 @@ def _status(args: argparse.Namespace) -> int:
         f"{'size':>9}  {'checkpoint':<26} last sync"
     )
     for row in frame.itertuples():
+        if _missing(row.version):  # no table yet: its row, a dash in every column
+            rows, live, deleted, version, files, size = ("-",) * 6
+        else:
+            rows, live, deleted = f"{row.rows:,}", f"{row.live:,}", f"{row.deleted:,}"
+            version, files, size = str(row.version), str(row.files), _size(row.bytes)
         print(
-            f"{row.entity:<10} {row.rows:>10,} {row.live:>10,} {row.deleted:>8,} "
-            f"{row.version:>7} {row.files:>5} {_size(row.bytes):>9}  "
-            f"{_shown(row.checkpoint):<26} {_shown(row.last_sync)}"
+            f"{row.entity:<10} {rows:>10} {live:>10} {deleted:>8} {version:>7} {files:>5} "
+            f"{size:>9}  {_shown(row.checkpoint):<26} {_shown(row.last_sync)}"
         )
     return 0
+
+
+def _missing(value: Any) -> bool:
+    """Whether a cell is NA."""
+    import pandas as pd  # loaded by the frame's reader already; not at start-up
+
+    return bool(pd.isna(value))
 
 
 def _shown(text: Any) -> str:
