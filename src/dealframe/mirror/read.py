@@ -476,8 +476,9 @@ def status(path: str | Path) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per entity: ``rows``, ``live``, ``deleted``, ``version``, ``files``,
-        ``bytes``, ``checkpoint``, ``last_sync``; ``attrs`` holds ``path``,
+        One row per entity of the mirror (companies, investors, deals), in that order:
+        ``rows``, ``live``, ``deleted``, ``version``, ``files``, ``bytes``, ``checkpoint``,
+        ``last_sync``, all NA for an entity that has no table yet; ``attrs`` holds ``path``,
         ``schema_version``, ``syncs`` and ``source``.
 
     Raises
@@ -498,11 +499,12 @@ def status(path: str | Path) -> pd.DataFrame:
     >>> dealframe.mirror.status("mirror")  # doctest: +SKIP
     """
     root, state = _state(path)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for entity in ENTITIES:
         folder = root / entity
         if not is_table(folder):
             _no_log(folder)
+            rows.append({"entity": entity})  # no table yet: its row, NA in every column
             continue
         table = open_table(folder)
         problem = schema_problem(entity, pa.schema(table.schema().to_arrow()))

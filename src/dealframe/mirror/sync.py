@@ -118,6 +118,11 @@ class EntityReport:
     changed again meanwhile (the walk then asked from 1 µs before each cursor, and lost
     nothing either way).
 
+    ``checkpoint`` is the one the table holds after the sync (``status`` and ``history`` show
+    it): a sync that writes nothing makes no commit and reports its table's. ``rows_received``
+    counts each record once, as last read (a row read twice, a whole walk read again included);
+    ``requests`` counts every request.
+
     ``stamped_ahead`` says which rows were stamped after the sync's start (this machine's
     clock, plus the overlap), which then did not move the checkpoint. ``service_rows`` is the
     service's count of the entity's records, deleted ones included (``meta.total``; None when
@@ -600,8 +605,7 @@ def _walk(
         if walk is not None:
             _noted(
                 exc,
-                f"mirror sync of {entity}: stopped at the change feed's {walk.where()} "
-                f"(request {walk.requests + 1} of pass {passes}, after "
+                f"mirror sync of {entity}: {_stopped(exc, walk, passes)}, after "
                 f"{received + walk.rows:,} rows read); the {entity} table is not written "
                 "(it stays as it was)",
             )
@@ -610,6 +614,36 @@ def _walk(
         progress.done()
     assert walk is not None
     return walk, received, requests, passes
+
+
+def _stopped(error: DealframeError, walk: FeedWalk, passes: int) -> str:
+    """Where a walk stopped, as the error's note says it: at the change feed's page only when
+    the request that failed was one (or the error names none: a page's rows refused); else the
+    request it was, such as the discovery document the feed's query is checked against.
+
+    Examples
+    --------
+    >>> from dealframe.errors import RequestInfo, ServerError
+    >>> walk = FeedWalk(lambda since, page: (None, None))
+    >>> walk.at_page = 1
+    >>> lookup = RequestInfo("GET", "/api/private/v1/lookup/transactions", "private")
+    >>> print(_stopped(ServerError(503, "SERVICE_UNAVAILABLE", "Down", request=lookup), walk, 1))
+    stopped while reading the discovery document of transactions (GET /api/private/v1/lookup/transactions), which the change feed's query is checked against (pass 1
+    >>> print(_stopped(ServerError(503, "SERVICE_UNAVAILABLE", "Down"), walk, 1))
+    stopped at the change feed's page 1 of every record (request 1 of pass 1
+    """
+    request = getattr(error, "request", None)
+    method, path = getattr(request, "method", None), str(getattr(request, "path", ""))
+    if request is None or (method == "POST" and "/lookup/" not in path):
+        where = f"at the change feed's {walk.where()} (request {walk.requests + 1}"
+        return f"stopped {where} of pass {passes}"
+    if method == "GET" and "/lookup/" in path:
+        name = path.rstrip("/").rsplit("/", 1)[-1]
+        return (
+            f"stopped while reading the discovery document of {name} ({request}), which the "
+            f"change feed's query is checked against (pass {passes}"
+        )
+    return f"stopped at {request}, no page of the change feed (pass {passes}"
 
 
 def _sync_entity(
@@ -666,6 +700,9 @@ def _sync_entity(
         if walk.unstable_from is not None and checkpoint is not None:
             checkpoint = min(checkpoint, walk.unstable_from)  # the next sync reads it again
         parts = staged.close()
+        # each record once, as last read: not every read of it (a page boundary's rows, a
+        # tie or a whole walk read again, a record changed while the walk read it)
+        received = staged.distinct
         step("walked")
         try:
             written = commit_entity(
@@ -709,6 +746,8 @@ def _sync_entity(
                     "sync rebuilds the table: sync again when that writer is done"
                 )
             again = rebuild is not None
+            if old is not None and not written:  # no commit: the table keeps its checkpoint
+                checkpoint = pd.Timestamp(old)
     if rebuild is not None or again:  # (the read ahead has ended)
         # a damaged table is rebuilt from a full pull; one another writer committed to
         # meanwhile is synced again from what it holds now (rebuilt if its rows changed)
