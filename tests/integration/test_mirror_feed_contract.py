@@ -142,7 +142,7 @@ def test_a_feed_out_of_order_or_unfiltered_is_refused_before_the_table_is_writte
         _sync(client, tmp_path / "m")
     assert caught.value.finding == finding
     assert said in str(caught.value) and "table is not written" in str(caught.value)
-    assert mirror.status(tmp_path / "m").empty  # no deals table
+    assert mirror.status(tmp_path / "m")["version"].isna().all()  # no table
 
 
 def test_a_feed_ignoring_the_filter_on_a_later_sync_is_refused_too(sb, client, tmp_path):
@@ -159,7 +159,7 @@ def test_a_feed_ignoring_the_filter_on_a_later_sync_is_refused_too(sb, client, t
         warnings.simplefilter("always")
         _sync(client, tmp_path / "m")
     assert caught.value.finding == "filter_ignored"
-    assert mirror.status(tmp_path / "m")["version"].tolist() == [0]
+    assert mirror.status(tmp_path / "m")["version"].dropna().tolist() == [0]
     # said once, by the error: not also by page()'s finding of the rows it kept
     assert not [w for w in seen if "the filters sent" in str(w.message)], [
         str(w.message) for w in seen

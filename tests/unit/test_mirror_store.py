@@ -504,7 +504,7 @@ def test_duplicates_within_one_pull_keep_the_later_read(tmp_path):
     later["name"] = pd.array(["second read"], dtype="str")
     _commit(root, pd.concat([first, later], ignore_index=True))
     got = load(root, "investors", include_deleted=True)
-    assert len(got) == 10 and status(root).loc[0, "rows"] == 10
+    assert len(got) == 10 and status(root).set_index("entity").loc["investors", "rows"] == 10
     assert got.set_index("id").loc[first["id"][3], "name"] == "second read"
 
 

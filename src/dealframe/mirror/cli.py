@@ -29,11 +29,9 @@ from typing import Any
 
 from dealframe._wording import counted
 from dealframe.arguments import expanded_path
-from dealframe.errors import did_you_mean
 
 from .._vocab import REGIONS
 from ..cli_options import (
-    ApiWorded,
     Several,
     choice,
     countries,
@@ -52,47 +50,6 @@ from .schema import ENTITIES
 TABLES = (*ENTITIES, "public/current", "public/time_series")
 
 __all__ = ["register"]
-
-
-def _names(names: tuple[str, ...]) -> Any:
-    """The ``type=`` of ``--entities``: one or more of ``names`` joined by commas, each
-    exactly as the Python API takes it (``mirror.sync(entities=...)``): a name in another
-    case (``Deals``) or an empty one (``companies,,deals``) is refused as the API refuses it,
-    with the closest name, where the command line's other lists take any case.
-
-    Examples
-    --------
-    >>> _names(("companies", "deals"))("deals,companies")
-    ['deals', 'companies']
-    >>> _names(("companies", "deals"))("Deals")
-    Traceback (most recent call last):
-    ...
-    dealframe.cli_options.ApiWorded: expected one of companies, deals (did you mean 'deals'?), got 'Deals'
-    """
-
-    def parts(value: str) -> list[str]:
-        out = []
-        for part in value.split(","):
-            if part not in names:
-                hint = did_you_mean(part, names) if part.strip() else ""
-                raise ApiWorded(f"expected one of {', '.join(names)}{hint}, got {part!r}")
-            out.append(part)
-        return out
-
-    return parts
-
-
-def _looks_named(names: tuple[str, ...]) -> Any:
-    """The ``takes=`` of ``--entities``: a word after the first is one more value (refused
-    then, when it is not exactly one) when each of its parts is a name in any case or a typo
-    of one; else it is the command's next argument (PATH)."""
-    folded = {n.casefold() for n in names}
-
-    def takes(word: str) -> bool:
-        found = [part.strip() for part in word.split(",") if part.strip()]
-        return bool(found) and all(p.casefold() in folded or did_you_mean(p, names) for p in found)
-
-    return takes
 
 
 def _path_ready(
@@ -383,8 +340,8 @@ def register(subparsers: Any) -> None:
     s.add_argument(
         "--entities",
         action=Several,
-        type=_names(ENTITIES),
-        takes=_looks_named(ENTITIES),
+        as_api=True,
+        names=ENTITIES,
         metavar="ENTITY[,ENTITY...]",
         help=f"{', '.join(ENTITIES)}: comma- or space-separated, or repeated (default: all)",
     )
@@ -421,8 +378,8 @@ def register(subparsers: Any) -> None:
     c.add_argument(
         "--entities",
         action=Several,
-        type=_names(TABLES),
-        takes=_looks_named(TABLES),
+        as_api=True,
+        names=TABLES,
         metavar="TABLE[,TABLE...]",
         help="tables: comma- or space-separated, or repeated (default: the three entities)",
     )
