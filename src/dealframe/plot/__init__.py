@@ -26,12 +26,21 @@ Needs the ``report`` extra (matplotlib): without it, importing this package rais
 
 Examples
 --------
->>> import matplotlib.pyplot as plt  # doctest: +SKIP
+Deals of a small sandbox (the sandbox's data at scale 0.02), drawn into a standalone figure;
+in a notebook, ``fig, ax = plt.subplots(figsize=(8, 4))`` does as well:
+
+>>> import dealframe, dealframe.sandbox
 >>> import dealframe.plot as dplot
->>> fig, ax = plt.subplots(figsize=(8, 4))  # doctest: +SKIP
->>> dplot.deals_per_quarter(client.private.deals(target_region=["Western Europe"]), ax=ax)  # doctest: +SKIP
->>> dplot.alt_text(ax)  # the sandbox at its default scale  # doctest: +SKIP
-'Stacked bars of deals per quarter by deal type, 6,443 deals over 58 quarters (2012-Q1 ...'
+>>> with dealframe.sandbox.run(scale=0.02) as sb, dealframe.Client.for_sandbox(sb) as client:
+...     deals = client.private.deals(target_region=["Western Europe"])
+>>> fig, ax = dplot.figure(8, 4)
+>>> ax = dplot.deals_per_quarter(deals, ax=ax)
+>>> print(dplot.alt_text(ax))  # doctest: +NORMALIZE_WHITESPACE
+Stacked bars of deals per quarter by deal type, 137 deals over 54 quarters (2013-Q1 to
+2026-Q2); the busiest quarter was 2023-Q2 with 7 deals.
+
+At the sandbox's default scale the same deals are 6,757 over 58 quarters (2012-Q1 to
+2026-Q2), the busiest 2025-Q4 with 224.
 """
 
 from __future__ import annotations

@@ -21,17 +21,26 @@
 
 Everything is checked when the file is read, before anything starts: unknown keys (with the
 closest valid one), every cohort as :func:`~.cohort.parse_cohort` checks it, folder names
-that two cohorts would share.
+that two cohorts would share. ``cohort`` is an array of tables (``[[cohort]]``, double
+brackets, even for one); a single ``[cohort]`` table is refused as such. ``since`` is
+``YYYY-MM-DD`` text or a TOML date: a TOML date-time or time (or any other value) is refused,
+not cut to a day. Errors name the file and the cohort, and say a value in TOML's words
+(:func:`toml_words`), never as a Python type.
 
 Examples
 --------
 >>> jobs = parse_config({"out": "r", "cohort": [{"region": "Oceania"}]}, "x.toml")
 >>> jobs[0].out.as_posix(), jobs[0].cohort.label
 ('r/oceania', 'Oceania')
+>>> parse_config({"out": "r", "cohort": {"region": "Oceania"}}, "x.toml")
+Traceback (most recent call last):
+...
+dealframe.report.config.ConfigError: x.toml: invalid cohort: expected an array of tables ([[cohort]], with the double brackets), got a single table [cohort]
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import tomllib
 from collections.abc import Mapping
@@ -44,7 +53,14 @@ from dealframe.errors import ValidationError, did_you_mean, without_python_types
 
 from .cohort import COHORT_KEYS, Cohort, check_metric, parse_cohort
 
-__all__ = ["CONFIG_KEYS", "ConfigError", "ReportJob", "load_config", "parse_config"]
+__all__ = [
+    "CONFIG_KEYS",
+    "ConfigError",
+    "ReportJob",
+    "load_config",
+    "parse_config",
+    "toml_words",
+]
 
 #: Top-level keys of a config file.
 CONFIG_KEYS: tuple[str, ...] = ("out", "metric", "top", "cohort")
@@ -70,12 +86,61 @@ class ConfigError(ValidationError):
         Exception.__init__(self, message)
 
 
-def _located(exc: ValidationError, where: str) -> ConfigError:
+#: What a cohort's ``since`` may be in a file, in a file's words.
+SINCE_EXPECTED = 'a date YYYY-MM-DD (a quoted "2024-01-05" or a TOML date 2024-01-05)'
+
+
+def toml_words(value: Any) -> str:
+    """``value`` as read from a TOML file, said as the file wrote it: its TOML type and,
+    for a scalar, its value as TOML writes it (no Python type or ``repr``).
+
+    Examples
+    --------
+    >>> toml_words(dt.datetime(2024, 1, 5, 10, 0)), toml_words(dt.time(10, 0))
+    ('a TOML date-time 2024-01-05T10:00:00', 'a TOML time 10:00:00')
+    >>> toml_words(dt.datetime(2024, 1, 5, 10, 0, tzinfo=dt.timezone.utc))
+    'a TOML date-time 2024-01-05T10:00:00Z'
+    >>> toml_words(dt.date(2024, 1, 5)), toml_words(True), toml_words("x"), toml_words([1])
+    ('a TOML date 2024-01-05', 'a TOML boolean true', "a TOML string 'x'", 'a TOML array')
+    """
+    if isinstance(value, dt.datetime):
+        text = value.isoformat()
+        if value.utcoffset() == dt.timedelta(0):
+            text = text.removesuffix("+00:00") + "Z"
+        return f"a TOML date-time {text}"
+    if isinstance(value, dt.date):
+        return f"a TOML date {value.isoformat()}"
+    if isinstance(value, dt.time):
+        return f"a TOML time {value.isoformat()}"
+    if isinstance(value, bool):
+        return f"a TOML boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return f"a TOML integer {value}"
+    if isinstance(value, float):
+        return f"a TOML float {value}"
+    if isinstance(value, str):
+        return f"a TOML string {value!r}"
+    return "a TOML array" if isinstance(value, list) else "a TOML table"
+
+
+def _dates_and_times(value: Any) -> list[Any]:
+    """The TOML dates, times and date-times in ``value`` (a value or an array of them)."""
+    items = value if isinstance(value, list) else [value]
+    return [v for v in items if isinstance(v, (dt.date, dt.time))]
+
+
+def _located(
+    exc: ValidationError, where: str, values: Mapping[str, Any] | None = None
+) -> ConfigError:
     """``exc`` of a value of the file, said at ``where`` in it, in a file's words: a date is
     ``YYYY-MM-DD`` text (or a TOML date), no Python type
-    (:func:`~dealframe.errors.without_python_types`)."""
+    (:func:`~dealframe.errors.without_python_types`), and a TOML date or time among
+    ``values`` (the keys of the table the error is of) said as the file wrote it."""
     exc = without_python_types(exc)
-    return ConfigError(getattr(exc, "argument", "config"), f"{where}: {exc}")
+    message = str(exc)
+    for value in _dates_and_times((values or {}).get(getattr(exc, "argument", ""))):
+        message = message.replace(f"got {value!r}", f"got {toml_words(value)}")
+    return ConfigError(getattr(exc, "argument", "config"), f"{where}: {message}")
 
 
 def parse_config(
@@ -86,8 +151,9 @@ def parse_config(
     Raises
     ------
     dealframe.errors.ValidationError
-        Naming the file and the cohort: an unknown key, a bad cohort, no cohort, two cohorts
-        with one folder, no ``out``.
+        Naming the file and the cohort: an unknown key, a bad cohort (a ``since`` that is
+        neither text nor a TOML date), no cohort, ``cohort`` not an array of tables, two
+        cohorts with one folder, no ``out``.
     """
     for key in document:
         if key not in CONFIG_KEYS:
@@ -106,16 +172,31 @@ def parse_config(
         metric = check_metric(document.get("metric", "ev_revenue"))
         top = integer_in(document.get("top", 15), "top", 1, 100)
     except ValidationError as exc:
-        raise _located(exc, source) from None
+        raise _located(exc, source, document) from None
     cohorts = document.get("cohort")
-    if not isinstance(cohorts, list) or not cohorts:
+    if cohorts is not None and not isinstance(cohorts, list):  # [cohort], cohort = "x"
+        shape = "a single table [cohort]" if isinstance(cohorts, Mapping) else toml_words(cohorts)
+        raise ConfigError(
+            "cohort",
+            f"{source}: invalid cohort: expected an array of tables ([[cohort]], with the "
+            f"double brackets), got {shape}",
+        )
+    if not cohorts:
         raise ConfigError(source, f"{source}: no cohort: add one or more [[cohort]] tables")
     jobs: list[ReportJob] = []
     seen: dict[str, int] = {}
     for i, entry in enumerate(cohorts, start=1):
         where = f"{source}: cohort {i}"
         if not isinstance(entry, Mapping):
-            raise ConfigError(source, f"{where}: not a table")
+            raise ConfigError(source, f"{where}: not a table, got {toml_words(entry)}")
+        named = where + (f" ({entry['name']})" if isinstance(entry.get("name"), str) else "")
+        since = entry.get("since")
+        # the client's date filters would take a date-time's day and drop its time unsaid
+        if not (since is None or isinstance(since, str) or type(since) is dt.date):
+            raise ConfigError(
+                "since",
+                f"{named}: invalid since: expected {SINCE_EXPECTED}, got {toml_words(since)}",
+            )
         try:
             unknown = [k for k in entry if k not in _ENTRY_KEYS]
             if unknown:
@@ -128,9 +209,7 @@ def parse_config(
             job_metric = check_metric(entry.get("metric", metric))
             job_top = integer_in(entry.get("top", top), "top", 1, 100)
         except ValidationError as exc:
-            raise _located(
-                exc, where + (f" ({entry['name']})" if isinstance(entry.get("name"), str) else "")
-            ) from None
+            raise _located(exc, named, entry) from None
         if cohort.slug in seen:
             raise ConfigError(
                 source,

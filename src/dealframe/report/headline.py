@@ -7,7 +7,8 @@ out, see :func:`dealframe.plot.shaping.multiple_status`) by the service's method
 beyond 1.5 IQR trimmed, :func:`dealframe.analytics.bucket_medians`); the same method over
 every value is checked against the service's own ``transactions/aggregate`` for each period
 (``checks``). Where a median rests on fewer than :data:`SMALL_N` values, its bootstrap
-interval (``ci=``) is shown beside it.
+interval (``ci=``) is shown beside it, the prior period's as the last twelve months':
+"n=12, 90% CI 3.8x–11.7x · prior 12 months 4.9x (n=8, 90% CI 3.3x–6.4x), +15%".
 """
 
 from __future__ import annotations
@@ -182,20 +183,32 @@ def _multiple_card(data: ReportData, metric: str, rows: list[dict], checks: list
                 _no_median(n, threshold),
             )
         )
-    (now, n_now, low, high), (before, n_before, _, _) = values["ltm"], values["prior"]
-    ci = (
-        f", {CI_LEVEL:.0%} CI {number(low, '{:.1f}x')}–{number(high, '{:.1f}x')}"
-        if np.isfinite(low)
-        else ""
+    (now, n_now, low, high), (before, n_before, low_before, high_before) = (
+        values["ltm"],
+        values["prior"],
     )
     why = "" if np.isfinite(now) else f" ({_no_median(n_now, threshold)})"
     prior = number(before, "{:.1f}x") if np.isfinite(before) else "n/a"
     return Card(
         f"Median deal {label}, last 12 months",
         number(now, "{:.1f}x") if np.isfinite(now) else "n/a",
-        f"n={n_now:,}{ci}{why} · prior 12 months {prior} (n={n_before:,}), "
-        f"{change_text(now, before)}",
+        f"n={n_now:,}{_interval(low, high)}{why} · prior 12 months {prior} "
+        f"(n={n_before:,}{_interval(low_before, high_before)}), {change_text(now, before)}",
     )
+
+
+def _interval(low: float, high: float) -> str:
+    """A median's bootstrap interval after its n on a card, or nothing where it has none
+    (n of at least :data:`SMALL_N`, or no median): the same rule for both periods.
+
+    Examples
+    --------
+    >>> _interval(3.34, 6.41), _interval(np.nan, np.nan)
+    (', 90% CI 3.3x–6.4x', '')
+    """
+    if not np.isfinite(low):
+        return ""
+    return f", {CI_LEVEL:.0%} CI {number(low, '{:.1f}x')}–{number(high, '{:.1f}x')}"
 
 
 def _public_card(data: ReportData, rows: list[dict]) -> Card:
