@@ -121,6 +121,12 @@ def group_current(
         If ``current`` is not a current-data frame (:func:`current_fields`) or ``by`` cannot
         be read.
 
+    Warns
+    -----
+    dealframe.DealframeWarning
+        ``current`` holds infinite values: left out, as nulls, naming each field and how many
+        (the service holds none, JSON having no infinity). Repeated SKUs are said too.
+
     Examples
     --------
     >>> import pandas as pd
@@ -144,7 +150,7 @@ def group_current(
     fields = current_fields(current)
     _warn_repeated(current.index, "rows of current", "current[~current.index.duplicated()]")
     values = np.stack([metric_values(current[f]) for f in fields])  # (field, company)
-    values[np.isinf(values)] = np.nan
+    values = _finite(values.T, np.arange(len(fields)), fields).T  # said, then as nulls
     if by is None:  # one group
         codes, groups = np.zeros(len(current), dtype=np.intp), pd.Index([0])
     else:
@@ -170,6 +176,39 @@ def group_current(
     else:
         out.attrs = {"companies": dict(zip(groups.tolist(), sizes.tolist()))}
     return out
+
+
+def _finite(values: np.ndarray, fields_of: np.ndarray, fields: Sequence[str]) -> np.ndarray:
+    """``values`` (``(..., column)``, column ``i`` of field ``fields[fields_of[i]]``) with its
+    infinite values as NaN, left out as nulls are, and a ``DealframeWarning`` naming each
+    field holding some and how many: the service holds no infinite value (JSON has none), so
+    one in a frame is no value the service would have summed."""
+    infinite = np.isinf(values)
+    if not infinite.any():
+        return values
+    per_column = infinite.reshape(-1, values.shape[-1]).sum(axis=0)
+    per_field = np.bincount(fields_of, weights=per_column, minlength=len(fields))
+    said = ", ".join(f"{fields[i]} ({int(k):,})" for i, k in enumerate(per_field) if k)
+    warnings.warn(
+        f"infinite values left out of the rollup, as nulls (the service holds none): {said}; "
+        "pass frame.replace([np.inf, -np.inf], np.nan) to leave them out without a word",
+        DealframeWarning,
+        stacklevel=user_stacklevel(),
+    )
+    return np.where(infinite, np.nan, values)
+
+
+def _wide_values(wide: pd.DataFrame) -> np.ndarray:
+    """float64 values ``(month, column)`` of a wide frame; nulls become NaN. Columns of
+    numpy numbers are read at once; any other column is read as ``group_current`` reads a
+    field (:func:`~dealframe.analytics._checks.metric_values`), named by its field and SKU."""
+    if all(isinstance(d, np.dtype) and d.kind in "iuf" for d in wide.dtypes):
+        return wide.to_numpy(dtype=np.float64, na_value=np.nan)
+    columns = [
+        metric_values(wide.iloc[:, i].rename(f"{field} of sku {sku!r}"))
+        for i, (field, sku) in enumerate(wide.columns)
+    ]
+    return np.column_stack(columns) if columns else np.empty((len(wide), 0))
 
 
 def _warn_repeated(keys: pd.Index, where: str, instead: str) -> None:
@@ -264,8 +303,15 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
     Raises
     ------
     dealframe.errors.ValidationError
-        If ``wide`` is not a DataFrame with two-level ``(field, sku)`` columns, or holds
-        non-numeric values.
+        If ``wide`` is not a DataFrame with two-level ``(field, sku)`` columns, or a column
+        holds a value that is no number (``"NM"`` or ``"1"`` text, booleans), naming its field,
+        its SKU and that value, as :func:`group_current` names a field.
+
+    Warns
+    -----
+    dealframe.DealframeWarning
+        ``wide`` holds infinite values: left out, as nulls, naming each field and how many
+        (the service holds none). SKUs repeated among the columns are said too.
 
     Examples
     --------
@@ -288,17 +334,14 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
             "columns as a two-level MultiIndex (field, sku)",
             got=type(wide.columns).__name__,
         )
-    try:
-        values = wide.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError("wide", "numeric values", got="non-numeric columns") from exc
+    values = _wide_values(wide)
     _warn_repeated(
         wide.columns, "(field, sku) columns of wide", "wide.loc[:, ~wide.columns.duplicated()]"
     )
     # the fields numbered in order of appearance (integer work on the MultiIndex's codes)
     codes, first_seen = pd.factorize(np.asarray(wide.columns.codes[0]))
     names = [str(f) for f in wide.columns.levels[0][first_seen]]
-    cube, _ = _padded(np.where(np.isinf(values), np.nan, values), codes, len(names))
+    cube, _ = _padded(_finite(values, codes, names), codes, len(names))
     medians, present = _padded_medians(cube)  # (month, field)
     keep = present.sum(axis=1) > 0
     data: dict[str, Any] = {name: medians[keep, i] for i, name in enumerate(names)}

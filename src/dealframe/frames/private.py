@@ -16,6 +16,7 @@ Examples
 
 from __future__ import annotations
 
+import calendar
 import copy
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -66,6 +67,7 @@ from dealframe.frames.schemas import (
 )
 
 __all__ = [
+    "LabelsAsServed",
     "aggregate_frame",
     "bucket_period",
     "buckets_left_out",
@@ -513,7 +515,8 @@ def aggregate_frame(data: Items, meta: Mapping[str, Any] | None = None) -> pd.Da
     for years) is read (:func:`bucket_period`) and ``bucket`` is written the one way:
     ``YYYY-MM``, ``YYYY-Qn``, ``YYYY``, and ``all`` for ``time_bucket`` none, whose bounds
     are the methodology's ``date_range``. ``period_start``/``period_end`` are the
-    inclusive bounds; ``attrs["labels_as_served"]`` keeps the labels as they came. A label
+    inclusive bounds; ``attrs["labels_as_served"]`` keeps the labels as they came, one a row
+    (a :class:`LabelsAsServed`: a read-only list the frame's copies share). A label
     that cannot be read keeps its text and null bounds. A ``warning`` that is not text (an
     object, a list) is written as JSON. ``meta`` keys (metric, time_bucket, total_deals,
     outliers_trimmed, methodology) are copied into ``attrs``, plus ``date_range`` lifted out
@@ -541,9 +544,8 @@ def aggregate_frame(data: Items, meta: Mapping[str, Any] | None = None) -> pd.Da
         {k: day_of(v) for k, v in date_range.items()} if isinstance(date_range, Mapping) else {}
     )
     bucket = meta.get("time_bucket")
-    periods = [
-        bucket_period(r.get("bucket"), bucket if isinstance(bucket, str) else None) for r in records
-    ]
+    bucket = bucket if isinstance(bucket, str) else None
+    periods = _bucket_periods([r.get("bucket") for r in records], bucket)
     rows = [
         {**r, "bucket": p[0] if p is not None else r.get("bucket"), "warning": _text(r)}
         for r, p in zip(records, periods)
@@ -562,8 +564,53 @@ def aggregate_frame(data: Items, meta: Mapping[str, Any] | None = None) -> pd.Da
         frame[col] = frame[col].where(frame[col].notna(), parsed)
     frame.attrs.update(copy.deepcopy(meta))
     frame.attrs["date_range"] = copy.deepcopy(dict(date_range))
-    frame.attrs["labels_as_served"] = [r.get("bucket") for r in records]
+    frame.attrs["labels_as_served"] = LabelsAsServed(r.get("bucket") for r in records)
     return frame
+
+
+class LabelsAsServed(list):
+    """The bucket labels of an aggregate frame as the service wrote them, one a row
+    (``attrs["labels_as_served"]``): a list that cannot be changed in place, so that the copy
+    pandas makes of a frame's ``attrs`` on every operation shares it instead of copying each
+    label (a list of 120,000 month labels made every step of a frame take a second). Labels
+    that are no text, number or null (an object or a list a service wrote) are copied as
+    usual. ``list(labels)`` gives a list to change.
+
+    Examples
+    --------
+    >>> import copy
+    >>> labels = LabelsAsServed(["2024-01", "Feb 2024"])
+    >>> copy.deepcopy(labels) is labels, labels == ["2024-01", "Feb 2024"]
+    (True, True)
+    >>> labels.append("2024-03")
+    Traceback (most recent call last):
+    ...
+    TypeError: the labels as served are read only: list(labels) gives a list to change
+    """
+
+    def __init__(self, labels: Iterable[Any] = ()) -> None:
+        super().__init__(labels)
+        # read once: the list never changes
+        self._shared = all(label is None or type(label) in _ATOMS for label in self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LabelsAsServed:
+        return self if self._shared else LabelsAsServed(copy.deepcopy(list(self), memo))
+
+    def __copy__(self) -> LabelsAsServed:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled as built: list's own would append
+        return (LabelsAsServed, (list(self),))
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("the labels as served are read only: list(labels) gives a list to change")
+
+    append = extend = insert = pop = remove = clear = sort = reverse = _read_only
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _read_only
+
+
+#: The label types a :class:`LabelsAsServed` shares rather than copies (None too).
+_ATOMS = frozenset({str, int, float, bool})
 
 
 def _text(record: Mapping[str, Any]) -> Any:
@@ -601,10 +648,10 @@ def day_of(value: Any) -> Any:
 
 _FREQ = {"month": "M", "quarter": "Q", "year": "Y"}
 #: The one way each kind of bucket is labelled.
-_LABEL: dict[str, Callable[[pd.Period], str]] = {
-    "month": lambda p: f"{p.year:04d}-{p.month:02d}",
-    "quarter": lambda p: f"{p.year:04d}-Q{p.quarter}",
-    "year": lambda p: f"{p.year:04d}",
+_LABEL: dict[str, Callable[[int, int], str]] = {  # of (year, month or quarter)
+    "month": lambda year, month: f"{year:04d}-{month:02d}",
+    "quarter": lambda year, quarter: f"{year:04d}-Q{quarter}",
+    "year": lambda year, _: f"{year:04d}",
 }
 
 
@@ -645,7 +692,11 @@ def buckets_left_out(frame: pd.DataFrame, time_bucket: str | None) -> list[str]:
     except (TypeError, ValueError):
         return []
     held = set(frame["bucket"].astype(str))
-    return [label for label in map(_LABEL[time_bucket], periods) if label not in held]
+    # the labels from the periods' integer fields: no Period object a bucket
+    parts = periods.quarter if time_bucket == "quarter" else periods.month
+    name = _LABEL[time_bucket]
+    labels = (name(y, p) for y, p in zip(periods.year.tolist(), parts.tolist()))
+    return [label for label in labels if label not in held]
 
 
 _LABELS: dict[str, tuple[re.Pattern[str], ...]] = {
@@ -659,22 +710,30 @@ _LABELS: dict[str, tuple[re.Pattern[str], ...]] = {
 }
 
 
-def _period(kind: str, parts: Mapping[str, str | None]) -> pd.Period | None:
+def _period(kind: str, parts: Mapping[str, str | None]) -> tuple[str, str, str] | None:
+    """``(label, first day, last day)`` of the period a label's parts name, in plain integer
+    arithmetic (a ``pandas.Period`` a label cost a second per 10,000 labels)."""
     year = int(parts["y"] or 0)
     if year < 1:  # no year 0000 in the calendar (pandas cannot hold it): a label not read
         return None
     if kind == "month":
         month = int(parts["m"] or 0)
-        return pd.Period(year=year, month=month, freq="M") if 1 <= month <= 12 else None
-    if kind == "quarter":
+        if not 1 <= month <= 12:
+            return None
+        first, last, label = month, month, _LABEL[kind](year, month)
+    elif kind == "quarter":
         if parts.get("q"):
             quarter = int(parts["q"] or 0)
         elif int(parts["m"] or 0) in (1, 4, 7, 10):
             quarter = (int(parts["m"] or 0) - 1) // 3 + 1
         else:
             return None
-        return pd.Period(year=year, quarter=quarter, freq="Q")
-    return pd.Period(year=year, freq="Y")
+        first, last, label = 3 * quarter - 2, 3 * quarter, _LABEL[kind](year, quarter)
+    else:
+        first, last, label = 1, 12, _LABEL["year"](year, 1)
+    # ISO days, zero-padded below year 1000 (as strftime's %Y is not, with glibc)
+    end = calendar.monthrange(year, last)[1]
+    return label, f"{year:04d}-{first:02d}-01", f"{year:04d}-{last:02d}-{end:02d}"
 
 
 @checked_keywords
@@ -699,6 +758,68 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
         raise ValidationError(
             "time_bucket", "a time bucket (month, quarter, year, none) or None", got=time_bucket
         )
+    return _bucket_period(label, time_bucket)
+
+
+#: The one form of each kind of label (:data:`_LABEL`), read at once by :func:`_bucket_periods`.
+_WRITTEN = {
+    "month": re.compile(r"\d{4}-(?:0[1-9]|1[0-2])"),
+    "quarter": re.compile(r"\d{4}-Q[1-4]"),
+    "year": re.compile(r"\d{4}"),
+}
+#: The months of each kind of bucket.
+_MONTHS = {"month": 1, "quarter": 3, "year": 12}
+
+
+def _bucket_periods(
+    labels: Sequence[Any], time_bucket: str | None
+) -> list[tuple[str, str | None, str | None] | None]:
+    """:func:`bucket_period` of each label, for a ``time_bucket`` already checked: the labels
+    written in the one form of ``time_bucket`` (``2024-01``, ``2024-Q1``, ``2024``; a
+    service's usual answer) read at once, as numpy month numbers, and the others one by one.
+
+    Examples
+    --------
+    >>> _bucket_periods(["2024-02", "Feb 2024", "2024-2", None], "month")[:2]
+    [('2024-02', '2024-02-01', '2024-02-29'), None]
+    """
+    out: list[tuple[str, str | None, str | None] | None] = [None] * len(labels)
+    written = _WRITTEN.get(time_bucket or "")
+    one_form = np.fromiter(
+        (
+            written is not None and type(label) is str and written.fullmatch(label) is not None
+            for label in labels
+        ),
+        dtype=bool,
+        count=len(labels),
+    )
+    at = np.flatnonzero(one_form)
+    text = [labels[i] for i in at.tolist()]
+    if len(at):
+        years = np.array([int(t[:4]) for t in text])
+        if time_bucket == "month":
+            first = np.array([int(t[5:7]) for t in text])
+        elif time_bucket == "quarter":
+            first = np.array([int(t[6]) for t in text]) * 3 - 2
+        else:
+            first = np.ones(len(at), dtype=np.int64)
+        months = ((years - 1970) * 12 + first - 1).astype("datetime64[M]")
+        starts = np.datetime_as_string(months.astype("datetime64[D]")).tolist()
+        ends = np.datetime_as_string(
+            (months + _MONTHS[str(time_bucket)]).astype("datetime64[D]") - 1
+        ).tolist()
+        for i, label, start, end, year in zip(at.tolist(), text, starts, ends, years.tolist()):
+            out[i] = (label, start, end) if year >= 1 else None  # no year 0000
+    for i in np.flatnonzero(~one_form).tolist():
+        out[i] = _bucket_period(labels[i], time_bucket)
+    return out
+
+
+def _bucket_period(
+    label: Any, time_bucket: str | None
+) -> tuple[str, str | None, str | None] | None:
+    """:func:`bucket_period` of a ``time_bucket`` already checked (str or None): what
+    :func:`aggregate_frame` calls once a bucket."""
     if time_bucket == "year" and type(label) is int:  # a year written as a number: 2021
         label = str(label)
     if not isinstance(label, str):
@@ -713,11 +834,7 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
             m = pattern.match(text)
             period = _period(kind, m.groupdict()) if m else None
             if period is not None:
-                return (  # ISO days: strftime's %Y is not zero-padded below 1000 (glibc)
-                    _LABEL[kind](period),
-                    period.start_time.date().isoformat(),
-                    period.end_time.date().isoformat(),
-                )
+                return period
     return None
 
 

@@ -551,7 +551,7 @@ def _in_time_order(frame: pd.DataFrame, found: Findings, *, ordered: bool = True
             "sorted by time",
         )
     out = frame.iloc[order].reset_index(drop=True)  # its attrs a copy of the frame's
-    out.attrs["labels_as_served"] = [labels[i] for i in order]
+    out.attrs["labels_as_served"] = shape.LabelsAsServed(labels[i] for i in order)
     return out
 
 
@@ -566,7 +566,9 @@ def _deduped(frame: pd.DataFrame, found: Findings) -> tuple[pd.DataFrame, np.nda
     out = frame.iloc[kept].reset_index(drop=True)
     out.attrs["duplicates_removed"] = int((~kept).sum())
     if isinstance(labels, list) and len(labels) == len(frame):
-        out.attrs["labels_as_served"] = [label for label, k in zip(labels, kept) if k]
+        out.attrs["labels_as_served"] = shape.LabelsAsServed(
+            label for label, k in zip(labels, kept) if k
+        )
     return out, kept
 
 
@@ -656,11 +658,8 @@ def read_aggregate(
     with shaping(request, endpoint, found), rows_said_later() as later:
         frame = shape.aggregate_frame(items, held)
     frame.attrs.update(time_bucket=time_bucket, **served)  # what was asked, what was served
-    unread = [
-        label
-        for label, start in zip(frame.attrs["labels_as_served"], frame["period_start"])
-        if pd.isna(start)
-    ]
+    served_labels = frame.attrs["labels_as_served"]
+    unread = [served_labels[i] for i in np.flatnonzero(frame["period_start"].isna().to_numpy())]
     if unread and read_as != "none":
         found.add(
             "unreadable_label",

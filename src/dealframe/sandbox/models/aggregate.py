@@ -17,7 +17,10 @@ appears once, in the order the document states it.
 5. Otherwise q1 and q3 are taken by linear interpolation (numpy's default,
    Hyndman-Fan type 7); values outside ``[q1 - 1.5 IQR, q3 + 1.5 IQR]``
    (bounds inclusive) are trimmed, and the reported ``median``, ``q1`` and
-   ``q3`` are those of the kept values, with the same interpolation.
+   ``q3`` are those of the kept values, with the same interpolation. A bucket
+   whose values are all trimmed (values near the float limit, whose IQR
+   arithmetic overflows) keeps its ``n``, has null statistics and
+   ``warning: "all_trimmed"``, its ``n`` values counted as trimmed.
 
 The values are sorted once by (bucket, value); each bucket is then a sorted
 contiguous segment, so quantiles are read by position and the kept values of a
@@ -174,8 +177,10 @@ def _quantile_sorted(x: np.ndarray, p: float) -> float:
     return _lerp(float(x[lo]), float(x[lo + 1]), h - lo)
 
 
-def _bucket_stats(seg: np.ndarray) -> tuple[float, float, float, int]:
-    """Trimmed (median, q1, q3) and the number trimmed, for one sorted segment."""
+def _bucket_stats(seg: np.ndarray) -> tuple[float, float, float, int] | None:
+    """Trimmed (median, q1, q3) and the number trimmed, for one sorted segment; None when
+    every value is trimmed (a NaN bound: ``x + inf * 0`` in the interpolation of values
+    whose difference overflows)."""
     q1 = _quantile_sorted(seg, 0.25)
     q3 = _quantile_sorted(seg, 0.75)
     iqr = q3 - q1
@@ -185,6 +190,8 @@ def _bucket_stats(seg: np.ndarray) -> tuple[float, float, float, int]:
     j = int(np.searchsorted(seg, high, side="right"))
     kept = seg[i:j]
     trimmed = len(seg) - len(kept)
+    if not len(kept):
+        return None
     return (
         _quantile_sorted(kept, 0.5),
         _quantile_sorted(kept, 0.25),
@@ -229,7 +236,8 @@ def compute_aggregate(
     -------
     data : list of dict
         One ``{"bucket", "n", "median", "q1", "q3", "warning"}`` per period
-        intersecting the window, in chronological order, JSON-ready.
+        intersecting the window, in chronological order, JSON-ready; ``warning``
+        is None, ``"small_n"``, ``"empty"`` or ``"all_trimmed"``.
     meta : dict
         ``{"metric", "time_bucket", "total_deals", "outliers_trimmed",
         "methodology"}`` as on the wire.
@@ -301,8 +309,11 @@ def compute_aggregate(
             item["warning"] = "empty"
         elif n < small_n_threshold:
             item["warning"] = "small_n"
+        elif (stats := _bucket_stats(seg)) is None:
+            item["warning"] = "all_trimmed"
+            outliers_trimmed += n
         else:
-            median, q1, q3, trimmed = _bucket_stats(seg)
+            median, q1, q3, trimmed = stats
             item.update(median=median, q1=q1, q3=q3)
             outliers_trimmed += trimmed
         data.append(item)
