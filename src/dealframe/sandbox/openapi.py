@@ -270,7 +270,7 @@ def _aggregate_response() -> JSON:
             "median": NULL_NUM,
             "q1": NULL_NUM,
             "q3": NULL_NUM,
-            "warning": _n(_s("string", enum=["small_n", "empty"])),
+            "warning": _n(_s("string", enum=["small_n", "empty", "all_trimmed"])),
         }
     )
     methodology = _obj({**METHODOLOGY, "date_range": _obj({"from": DATE, "to": DATE})})
