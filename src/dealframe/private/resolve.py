@@ -566,12 +566,13 @@ class Resolver:
         # one provenance for both frames (they come of the same requests: one fetched_at),
         # written by attach; each counts its own rows. The service announces how many names
         # it answers (rows_expected of matches), not how many candidates: theirs has none
+        cut_said: dict[str, Any] = {} if cut is None else {"batch_size_cut": cut}
         call = attach(
             pd.DataFrame(),
             endpoint=endpoint,
             responses=responses,
             batch_size=self.per_request,
-            **({} if cut is None else {"batch_size_cut": cut}),
+            **cut_said,
             findings=found.records(),
         ).attrs
         matches.attrs.update(copy.deepcopy(call), rows_expected=len(items), rows_received=received)
