@@ -57,7 +57,14 @@ from dealframe.frames.nested import to_lists
 from dealframe.frames.normalize import build_frame
 from dealframe.frames.schemas import Column, Schema
 from dealframe.link import companies_for_skus
-from dealframe.notices import DealframeWarning, missing_expected, setting, user_stacklevel
+from dealframe.notices import (
+    DealframeWarning,
+    missing_expected,
+    missing_held,
+    setting,
+    user_stacklevel,
+    warn_missing,
+)
 from dealframe.private.filters import documented_schema, service_decides
 from dealframe.public.hints import close_values
 from dealframe.public.query import search_body
@@ -232,7 +239,7 @@ def _check_verticals(client: Client, verticals: list[str] | None) -> None:
     ``Insurtech`` beside ``Fintech`` or ``Agtech`` beside ``Adtech``) is refused only when no
     deal carries it either (one request of one row): a sibling vertical that only private
     companies carry is compared. One with no close match may be a private-only vertical and is
-    sent (the search then warns of it).
+    sent (the search then warns of it, naming ``vertical``: :func:`_public_comps`).
     """
     if not verticals:
         return
@@ -258,6 +265,25 @@ def _check_verticals(client: Client, verticals: list[str] | None) -> None:
                 f"a vertical the companies carry (did you mean {close[0]!r}?)",
                 got=given,
             )
+
+
+def _public_comps(
+    client: Client, regions: list[str] | None, verticals: list[str] | None
+) -> pd.DataFrame:
+    """The public companies of ``regions`` and ``verticals`` (:meth:`PublicApi.search`).
+
+    The search's own hint that no company carries a value names its argument, ``industries``,
+    which the caller of :func:`compare_multiples` never passed: it is said naming ``vertical``
+    (the same index: the verticals are the industries searched). What else the search says of
+    missing data is said as it is.
+    """
+    with missing_held() as said:
+        found = client.public.search(regions=regions, industries=verticals)
+    for message in said:
+        if message.startswith("industries["):
+            message = "vertical[" + message.removeprefix("industries[")
+        warn_missing(message)
+    return found
 
 
 def _folded(text: str) -> str:
@@ -692,6 +718,10 @@ def compare_multiples(
         ``ebitdaLtm``, ``revenueLtm`` and ``marginEbitdaLtm``): the public side is then held
         to the rest of the rule (a negative multiple, or one above the bound), and the
         warning names the parts left out.
+    dealframe.notices.MissingDataWarning
+        For a ``vertical`` no listed company carries and with no close value (it is sent:
+        only private companies may carry it), naming it: ``vertical[0]: no company carries
+        ...``.
 
     Raises
     ------
@@ -738,7 +768,7 @@ def compare_multiples(
         target_verticals=verticals,
         deal_type=deal_types,
     )
-    found = client.public.search(regions=regions, industries=verticals)
+    found = _public_comps(client, regions, verticals)
     comps = _period_comps(client, found, start, end)
     if link:  # no comps: the same columns, no rows
         links = companies_for_skus(client, list(comps.index)).set_index("query")

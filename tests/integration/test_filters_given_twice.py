@@ -8,8 +8,10 @@ given twice is taken.
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
+import pandas as pd
 import pytest
 
 import dealframe
@@ -59,3 +61,58 @@ def test_the_same_value_given_twice_is_taken(client):
 def test_a_none_in_the_dict_is_no_value(client):
     got = client.private.deals(filters={"deal_type": None}, deal_type=["Venture"], limit=5)
     assert set(got["deal_type"].astype(str)) == {"Venture"}
+
+
+# The same value written in two forms: each side alone sends the same filter, so the two are
+# one value (compared as sent, an ``in`` list's values in any order), not a conflict.
+SAME_AS_SENT = [
+    ("a code and a list of it", {"target_country": "USA"}, {"target_country": ["USA"]}),
+    ("the operator written out", {"deal_type": {"in": ["M&A"]}}, {"deal_type": ["M&A"]}),
+    ("a date as text and as date", {"date_from": "2021-01-01"}, {"date_from": dt.date(2021, 1, 1)}),
+    ("a set and a list", {"deal_type": {"M&A"}}, {"deal_type": ["M&A"]}),
+    (
+        "a list and a Categorical (frame['deal_type'].unique())",
+        {"deal_type": ["M&A", "Venture"]},
+        {"deal_type": pd.Categorical(["M&A", "Venture"])},
+    ),
+    (
+        "an in list in another order",
+        {"deal_type": ["Venture", "M&A"]},
+        {"deal_type": ["M&A", "Venture"]},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("raw", "named"), [c[1:] for c in SAME_AS_SENT], ids=[c[0] for c in SAME_AS_SENT]
+)
+def test_the_same_value_in_two_forms_is_taken(client, raw, named):
+    alone = client.private.deals(limit=20, **named)
+    before = client.stats.snapshot()["calls"]
+    both = client.private.deals(filters=raw, limit=20, **named)
+    assert client.stats.snapshot()["calls"] == before + 1  # one request: the list's page
+    assert both["id"].tolist() == alone["id"].tolist()
+    assert both.attrs["filters"] == alone.attrs["filters"]
+
+
+def test_a_conflict_given_as_a_categorical_is_one_line(client):
+    before = client.stats.snapshot()["calls"]
+    with pytest.raises(ValidationError, match=r"filters\['deal_type'\].*deal_type") as info:
+        client.private.deals(
+            filters={"deal_type": ["M&A", "Venture"]},
+            deal_type=pd.Categorical(["M&A", "Growth"]),
+            limit=1,
+        )
+    assert "\n" not in str(info.value)
+    assert client.stats.snapshot()["calls"] == before
+
+
+def test_a_real_conflict_in_another_form_is_still_refused(client):
+    before = client.stats.snapshot()["calls"]
+    with pytest.raises(ValidationError, match=r"filters\['date_from'\].*date_from"):
+        client.private.deals(
+            filters={"date_from": "2021-01-02"}, date_from=dt.date(2021, 1, 1), limit=1
+        )
+    with pytest.raises(ValidationError, match=r"filters\['target_country'\].*target_country"):
+        client.private.deals(filters={"target_country": "USA"}, target_country=["USA", "GBR"])
+    assert client.stats.snapshot()["calls"] == before

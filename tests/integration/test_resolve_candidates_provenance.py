@@ -42,3 +42,21 @@ def test_candidates_attrs_are_their_own(client):
     matches, candidates = client.private.resolve_companies([name[:-1]])
     candidates.attrs["findings"].append("x")
     assert "x" not in matches.attrs["findings"]
+
+
+@pytest.mark.parametrize("on_ambiguous", ["none", "best"])
+def test_candidates_carry_what_attach_writes_but_a_count_nothing_announced(client, on_ambiguous):
+    """The candidates' provenance is written as the matches' is, by the same ``attach``
+    (every key it writes, none hand-listed), but for ``rows_expected``: the service announces
+    how many names it answers, not how many candidates (a count equal to the rows received
+    by definition would say nothing)."""
+    name = client.private.companies(limit=1)["name"][0]
+    matches, candidates = client.private.resolve_companies(
+        [name[:-1], name], on_ambiguous=on_ambiguous
+    )
+    assert "rows_expected" not in candidates.attrs
+    assert matches.attrs["rows_expected"] == 2
+    assert candidates.attrs["rows_received"] == len(candidates)
+    # of the matches' rows: ids their match_type denies; on_ambiguous="best"'s ties
+    said_of_matches = {"ids_denied", "tied", "unscored"}
+    assert set(candidates.attrs) == set(matches.attrs) - {"rows_expected"} - said_of_matches

@@ -995,7 +995,9 @@ class PrivateApi:
         # read once: a generator would be empty for the second check (service_decides); one
         # given to a filter of one value is left for the check to refuse (it may never end)
         typed = [documented_schema(entity)] if held is None else [documented_schema(entity), held]
-        merged = merged_filters(materialised(filters or {}, *typed), materialised(kwargs, *typed))
+        merged = merged_filters(
+            materialised(filters or {}, *typed), materialised(kwargs, *typed), *typed
+        )
         offline = None if held is not None and not refresh else held or documented_schema(entity)
 
         def read(again: bool, retries: int | None) -> FilterSchema:

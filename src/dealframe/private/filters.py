@@ -942,25 +942,39 @@ def materialised(filters: Mapping[Any, Any], *schemas: FilterSchema) -> dict[Any
     return out
 
 
-def merged_filters(raw: Mapping[Any, Any], named: Mapping[str, Any]) -> dict[Any, Any]:
+def merged_filters(
+    raw: Mapping[Any, Any], named: Mapping[str, Any], *schemas: FilterSchema
+) -> dict[Any, Any]:
     """The filters of a call: its raw ``filters`` dict (``raw``) with its filter keywords
     (``named``) added; a filter given in both must be given the same value.
 
     Two different values of one filter (``filters={"deal_type": ["M&A"]}`` beside
     ``deal_type=["Venture"]``) are a slip the client cannot settle: refused naming both, before
-    any request. The same value twice is taken: compared as given, a list, tuple, array or
-    Series of the same items in the same order alike (iterators are read first:
-    :func:`materialised`); ``None`` in ``raw`` is no value (no constraint), as for a keyword.
+    any request. The same value twice is taken, however each is written: the two are compared
+    as they would be sent, each converted on its own by the last of ``schemas`` that lists the
+    filter (``"USA"`` and ``["USA"]``, ``"2021-01-01"`` and ``datetime.date(2021, 1, 1)``,
+    ``{"in": ["M&A"]}`` and ``["M&A"]``, a list and a ``pandas.Categorical`` of its values;
+    the values of an ``in`` or ``overlaps`` list in any order). A filter no schema lists, or a
+    value its schema refuses (the check refuses it later), is compared as given: a list,
+    tuple, array, Series or Categorical of the same items in the same order alike (iterators are read
+    first: :func:`materialised`). ``None`` is no value (no constraint) on either side: it is
+    left out.
 
     Raises
     ------
     ValidationError
-        Naming ``filters['<name>']`` and the keyword ``<name>``, with both values.
+        Naming ``filters['<name>']`` and the keyword ``<name>``, with both values (an array
+        shown as the list of its values).
 
     Examples
     --------
     >>> merged_filters({"deal_type": ["M&A"], "target_country": "FRA"}, {"deal_type": ("M&A",)})
     {'deal_type': ('M&A',), 'target_country': 'FRA'}
+    >>> merged_filters({"date_from": "2021-01-01"}, {"date_from": dt.date(2021, 1, 1)},
+    ...                documented_schema("transactions"))
+    {'date_from': datetime.date(2021, 1, 1)}
+    >>> merged_filters({"deal_type": ["M&A"]}, {"deal_type": None})
+    {'deal_type': ['M&A']}
     >>> merged_filters({"deal_type": ["M&A"]}, {"deal_type": ["Venture"]})
     Traceback (most recent call last):
     ...
@@ -968,19 +982,78 @@ def merged_filters(raw: Mapping[Any, Any], named: Mapping[str, Any]) -> dict[Any
     """
     for name, value in named.items():
         given = raw.get(name)
-        if given is not None and value is not None and not _same_value(given, value):
+        if given is None or value is None:
+            continue
+        schema = next((s for s in reversed(schemas) if name in s.fields), None)
+        if not _same_value(given, value, schema, name):
             raise ValidationError(
                 f"filters[{name!r}]",
-                f"{name}'s value {quoted(value, 80)} (a filter given both in filters and as "
-                "a keyword must have one value)",
-                got=given,
+                f"{name}'s value {quoted(_shown(value), 80)} (a filter given both in filters "
+                "and as a keyword must have one value)",
+                got=_shown(given),
             )
-    return {**raw, **named}
+    return {
+        **{k: v for k, v in raw.items() if v is not None},
+        **{k: v for k, v in named.items() if v is not None},
+    }
 
 
-def _same_value(a: Any, b: Any) -> bool:
-    """Whether two values of one filter are the same as given: sequences (list, tuple,
-    ``numpy.ndarray``, ``pandas.Series`` or ``Index``) item by item, mappings key by key.
+#: Sequences compared item by item, and shown as the list of their items.
+_ARRAYS = (list, tuple, np.ndarray, pd.Series, pd.Index, pd.api.extensions.ExtensionArray)
+
+
+def _shown(value: Any) -> Any:
+    """``value`` as a message quotes it: an array, Series, Index or Categorical as the list
+    of its values (its repr runs over several lines), anything else as it is.
+
+    Examples
+    --------
+    >>> _shown(pd.Categorical(["M&A", "Venture"])), _shown({"in": ("a",)})
+    (['M&A', 'Venture'], {'in': ('a',)})
+    """
+    if isinstance(value, _ARRAYS) and not isinstance(value, (list, tuple)):
+        return list(value)
+    return value
+
+
+def _as_sent(schema: FilterSchema, name: str, value: Any) -> Any:
+    """``value`` of the filter ``name`` as ``schema`` would send it, for comparing: its
+    operator and its converted value (a frozenset for a list operator, ``in`` or
+    ``overlaps``, whose values' order the service does not read); ``_UNCHECKED`` when
+    ``schema`` refuses it or does not list its operator.
+
+    Examples
+    --------
+    >>> schema = documented_schema("transactions")
+    >>> _as_sent(schema, "target_country", "USA") == _as_sent(schema, "target_country", ["USA"])
+    True
+    >>> _as_sent(schema, "date_from", dt.date(2021, 1, 1))
+    ('gte', '2021-01-01')
+    """
+    spec = schema.fields[name]
+    try:
+        operand = schema._operand(spec, value, enums=False)
+    except (TypeError, ValueError):  # a ValidationError: the check refuses it later
+        return _UNCHECKED
+    if operand is _UNCHECKED:
+        return _UNCHECKED
+    if isinstance(operand, Mapping):
+        ((op, sent),) = operand.items()
+    else:  # plain: the field's one operator
+        op, sent = (spec.operators[0] if len(spec.operators) == 1 else None), operand
+    if op in _LIST_OPERATORS and isinstance(sent, list):
+        try:
+            sent = frozenset(sent)
+        except TypeError:  # values that do not hash (a type this client does not know)
+            pass
+    return op, sent
+
+
+def _same_value(a: Any, b: Any, schema: FilterSchema | None = None, name: str = "") -> bool:
+    """Whether two values of the filter ``name`` are the same: as ``schema`` would send each
+    (:func:`_as_sent`), when it lists the filter and takes both; else as given, sequences
+    (list, tuple, ``numpy.ndarray``, ``pandas.Series``, ``Index`` or ``Categorical``) item by
+    item, mappings key by key.
 
     Examples
     --------
@@ -988,17 +1061,23 @@ def _same_value(a: Any, b: Any) -> bool:
     (True, True)
     >>> _same_value(["a", "b"], ["b", "a"]), _same_value(1, "1"), _same_value(pd.NA, "a")
     (False, False, False)
+    >>> _same_value(["b", "a"], ["a", "b"], documented_schema("transactions"), "deal_type")
+    True
     """
+    if a is b:
+        return True
+    if schema is not None:
+        sent_a, sent_b = _as_sent(schema, name, a), _as_sent(schema, name, b)
+        if sent_a is not _UNCHECKED and sent_b is not _UNCHECKED:
+            return bool(sent_a == sent_b)
 
     def plain(value: Any) -> Any:
         if isinstance(value, Mapping):
             return {k: plain(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple, np.ndarray, pd.Series, pd.Index)):
+        if isinstance(value, _ARRAYS):
             return [plain(v) for v in value]
         return value
 
-    if a is b:
-        return True
     try:
         return bool(plain(a) == plain(b))
     except (TypeError, ValueError):  # a value with no truth (pd.NA, an array): not the same

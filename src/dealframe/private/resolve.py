@@ -79,12 +79,6 @@ class Resolution(NamedTuple):
     candidates: pd.DataFrame
 
 
-#: The ``attrs`` of ``matches`` that say where a resolve's frames came from: ``candidates``
-#: carries them too (its ``rows_expected`` and ``rows_received`` count its own rows).
-_CALL_PROVENANCE = frozenset(
-    {"endpoint", "requests", "from_cache", "fetched_at", "batch_size", "batch_size_cut", "findings"}
-)
-
 #: A position in the names of a resolve request, as a service may name it in a refusal:
 #: ``names[7]``, or FastAPI's ``body.names.7``. The digits are group ``at``.
 _NAME_AT = re.compile(r"(?P<head>\bnames?\s*\[\s*|\bnames?\.)(?P<at>\d+)", re.IGNORECASE)
@@ -528,7 +522,9 @@ class Resolver:
         Resolution
             ``(matches, candidates)``, provenance in the ``attrs`` of both (the same
             ``endpoint``, ``requests``, ``from_cache``, ``fetched_at``, ``batch_size`` and
-            ``findings``; ``rows_expected`` and ``rows_received`` count each frame's rows).
+            ``findings``; ``rows_received`` counts each frame's rows; ``rows_expected``, of
+            ``matches`` only, the names asked: the service announces no count of
+            candidates).
         """
         choice(on_ambiguous, "on_ambiguous", ("none", "best", "raise"), "'none', 'best' or 'raise'")
         if isinstance(names, str) or not isinstance(names, Iterable) or isinstance(names, Mapping):
@@ -567,20 +563,23 @@ class Resolver:
             if ambiguous.any():
                 _fill_best(matches, candidates, ambiguous, found)
         received = int(matches["match_type"].notna().sum())
-        attach(
-            matches,
+        # one provenance for both frames (they come of the same requests: one fetched_at),
+        # written by attach; each counts its own rows. The service announces how many names
+        # it answers (rows_expected of matches), not how many candidates: theirs has none
+        cut_said: dict[str, Any] = {} if cut is None else {"batch_size_cut": cut}
+        call = attach(
+            pd.DataFrame(),
             endpoint=endpoint,
             responses=responses,
-            rows_expected=len(items),
-            rows_received=received,
             batch_size=self.per_request,
-            **({} if cut is None else {"batch_size_cut": cut}),
+            **cut_said,
             findings=found.records(),
+        ).attrs
+        matches.attrs.update(copy.deepcopy(call), rows_expected=len(items), rows_received=received)
+        candidates.attrs.update(
+            {k: copy.deepcopy(v) for k, v in call.items() if k != "rows_expected"},
+            rows_received=len(candidates),
         )
-        # the candidates come of the same requests: the same provenance, their own rows
-        call = {k: v for k, v in matches.attrs.items() if k in _CALL_PROVENANCE}
-        candidates.attrs.update(copy.deepcopy(call))
-        candidates.attrs.update(rows_expected=len(candidates), rows_received=len(candidates))
         if failures:
             if not responses and len(failures) == 1:  # one request, and it failed: its error
                 raise failures[0].error
