@@ -305,7 +305,8 @@ def group_time_series(wide: pd.DataFrame, *, counts: bool = False) -> pd.DataFra
     dealframe.errors.ValidationError
         If ``wide`` is not a DataFrame with two-level ``(field, sku)`` columns, or a column
         holds a value that is no number (``"NM"`` or ``"1"`` text, booleans), naming its field,
-        its SKU and that value, as :func:`group_current` names a field.
+        its SKU and that value, as :func:`group_current` names a field (the error's
+        ``argument`` is then ``"<field> of sku '<sku>'"``, not ``wide``).
 
     Warns
     -----

@@ -763,9 +763,9 @@ def bucket_period(label: Any, time_bucket: str | None) -> tuple[str, str | None,
 
 #: The one form of each kind of label (:data:`_LABEL`), read at once by :func:`_bucket_periods`.
 _WRITTEN = {
-    "month": re.compile(r"\d{4}-(?:0[1-9]|1[0-2])"),
-    "quarter": re.compile(r"\d{4}-Q[1-4]"),
-    "year": re.compile(r"\d{4}"),
+    "month": re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])"),
+    "quarter": re.compile(r"[0-9]{4}-Q[1-4]"),
+    "year": re.compile(r"[0-9]{4}"),
 }
 #: The months of each kind of bucket.
 _MONTHS = {"month": 1, "quarter": 3, "year": 12}
