@@ -9,8 +9,10 @@ given twice is taken.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -116,3 +118,35 @@ def test_a_real_conflict_in_another_form_is_still_refused(client):
     with pytest.raises(ValidationError, match=r"filters\['target_country'\].*target_country"):
         client.private.deals(filters={"target_country": "USA"}, target_country=["USA", "GBR"])
     assert client.stats.snapshot()["calls"] == before
+
+
+def test_the_first_call_compares_as_the_services_document_sends(sandbox):
+    """Before the client holds the service's discovery document the two forms are compared
+    under the interface document's rules, and again under the service's once read: a form
+    that the service's document sends otherwise is refused then, never dropped unsaid."""
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as fresh:
+        frame = fresh.private.deals(
+            filters={"deal_type": {"in": ["M&A"]}}, deal_type=["M&A"], limit=5
+        )
+        assert set(frame["deal_type"].astype(str)) == {"M&A"}
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as fresh:
+
+        def only_eq(response: Any, *args: Any, **kwargs: Any) -> Any:
+            if "/lookup/companies" in response.url and response.status_code == 200:
+                doc = response.json()
+                for spec in doc["data"]["filters"]:
+                    if spec["field"] == "name":
+                        spec["operators"] = ["eq"]  # the service takes no ilike on names
+                response._content = json.dumps(doc).encode()
+                response.headers["Content-Length"] = str(len(response._content))
+            return response
+
+        fresh._transport._session.hooks["response"].append(only_eq)
+        with pytest.raises(ValidationError, match=r"filters\['name'\]"):
+            fresh.private.companies(filters={"name": {"ilike": "lab"}}, name="lab", limit=3)
+
+
+def test_a_conflict_of_numpy_values_is_shown_as_python_values(client):
+    with pytest.raises(ValidationError) as info:
+        client.private.deals(filters={"deal_type": np.array(["M&A"] * 2)}, deal_type=["Venture"])
+    assert "np.str_" not in str(info.value) and "['M&A', 'M&A']" in str(info.value)

@@ -995,9 +995,8 @@ class PrivateApi:
         # read once: a generator would be empty for the second check (service_decides); one
         # given to a filter of one value is left for the check to refuse (it may never end)
         typed = [documented_schema(entity)] if held is None else [documented_schema(entity), held]
-        merged = merged_filters(
-            materialised(filters or {}, *typed), materialised(kwargs, *typed), *typed
-        )
+        raw, named = materialised(filters or {}, *typed), materialised(kwargs, *typed)
+        merged = merged_filters(raw, named, *typed)
         offline = None if held is not None and not refresh else held or documented_schema(entity)
 
         def read(again: bool, retries: int | None) -> FilterSchema:
@@ -1007,7 +1006,9 @@ class PrivateApi:
 
         return service_decides(
             read,
-            lambda schema: schema.build(merged),
+            # a filter given twice compared again as the service's document sends it (its
+            # operators may differ from the one checked first): never one form lost unsaid
+            lambda schema: schema.build(merged_filters(raw, named, schema)),
             None if offline is None else lambda: offline.precheck(merged),
             refresh=refresh,
         )

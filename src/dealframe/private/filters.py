@@ -1010,9 +1010,11 @@ def _shown(value: Any) -> Any:
     --------
     >>> _shown(pd.Categorical(["M&A", "Venture"])), _shown({"in": ("a",)})
     (['M&A', 'Venture'], {'in': ('a',)})
+    >>> _shown(np.array(["M&A"]))
+    ['M&A']
     """
     if isinstance(value, _ARRAYS) and not isinstance(value, (list, tuple)):
-        return list(value)
+        return np.asarray(value, dtype=object).tolist()  # Python values, not numpy's reprs
     return value
 
 
