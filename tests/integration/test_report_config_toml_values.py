@@ -70,7 +70,7 @@ def _cohort(tmp_path: Path, since: str) -> Path:
         ("20240105", "a TOML integer 20240105"),
         ("true", "a TOML boolean true"),
         ("1.5", "a TOML float 1.5"),
-        ('["2024-01-05"]', "a TOML array"),
+        ('["2024-01-05"]', 'a TOML array ["2024-01-05"]'),
         ('{ day = "2024-01-05" }', "a TOML table"),
     ],
     ids=[
@@ -128,7 +128,7 @@ def test_a_date_or_time_of_another_key_is_said_in_tomls_words(tmp_path, key, val
     ("text", "got"),
     [
         ('[cohort]\nregion = "Western Europe"\n', "a single table [cohort]"),
-        ('cohort = "x"\n', "a TOML string 'x'"),
+        ('cohort = "x"\n', 'a TOML string "x"'),
         ("cohort = 1\n", "a TOML integer 1"),
         ("cohort = 2024-01-05\n", "a TOML date 2024-01-05"),
         ('cohort = { region = "Western Europe" }\n', "a single table [cohort]"),
@@ -143,7 +143,7 @@ def test_a_cohort_of_the_wrong_shape_is_said_to_be_one(tmp_path, text, got):
 
 @pytest.mark.parametrize(
     ("text", "got"),
-    [("cohort = [1]\n", "a TOML integer 1"), ('cohort = ["x"]\n', "a TOML string 'x'")],
+    [("cohort = [1]\n", "a TOML integer 1"), ('cohort = ["x"]\n', 'a TOML string "x"')],
 )
 def test_an_entry_of_the_array_that_is_no_table_says_what_it_is(tmp_path, text, got):
     said = _refused(_file(tmp_path, text))

@@ -6,7 +6,9 @@ The prior twelve months' median deal multiple had its interval computed (``ci_lo
 where n is small: the prior figure now has its own by the same rule (fewer than
 ``SMALL_N`` values), "prior 12 months 4.9x (n=8, 90% CI 3.3x–6.4x)".
 
-One report at scale 0.05 on a cohort whose both periods have few deals.
+One report on the session sandbox (scale 0.1, seed 7) for a cohort whose prior period has
+many deals with a revenue multiple (no interval shown) and few with an EBITDA multiple (its
+interval shown): both sides of the rule on one card row each.
 """
 
 from __future__ import annotations
@@ -24,18 +26,16 @@ pytest.importorskip("matplotlib")
 import dealframe
 from dealframe.report import build_report
 from dealframe.report.headline import CI_LEVEL, SMALL_N
-from dealframe.sandbox import run
 
-COHORT = {"region": "North America", "deal_type": ["Venture", "Growth"], "since": "2025-02-15"}
+COHORT = {"region": "North America"}
 
 
 @pytest.fixture(scope="module")
-def written(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    with (
-        run(scale=0.05) as sandbox,
-        dealframe.Client.for_sandbox(sandbox, cache_enabled=False, progress=False) as client,
-    ):
-        return build_report(client, tmp_path_factory.mktemp("prior-ci"), cohort=COHORT)
+def written(sandbox: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as client:
+        return build_report(
+            client, tmp_path_factory.mktemp("prior-ci"), cohort=COHORT, progress=False
+        )
 
 
 def _x(value: float) -> str:
@@ -46,7 +46,7 @@ def test_the_prior_figure_shows_its_interval_where_its_n_is_small(written):
     table = pd.read_parquet(written.parquet["headline"])
     page = html.unescape(Path(written.html).read_text(encoding="utf-8"))
     medians = table[table["figure"].str.startswith("median deal ")]
-    shown = 0
+    shown = not_shown = 0
     for figure, rows in medians.groupby("figure"):
         now, prior = (rows[rows["period"] == p].iloc[0] for p in ("ltm", "prior"))
         if not np.isfinite(prior["value"]):
@@ -60,10 +60,12 @@ def test_the_prior_figure_shows_its_interval_where_its_n_is_small(written):
             assert f"{before}, {interval})" in page, (figure, interval)
             shown += 1
         else:
-            assert f"{before})" in page
+            assert f"{before})" in page and f"{before}, {CI_LEVEL:.0%} CI" not in page
+            not_shown += 1
         if np.isfinite(now["ci_low"]):  # the current figure's, as before
             assert (
                 f"n={int(now['n']):,}, {CI_LEVEL:.0%} CI {_x(now['ci_low'])}–{_x(now['ci_high'])}"
                 in page
             )
     assert shown, "the cohort should have a prior median of few values"
+    assert not_shown, "the cohort should have a prior median of many values"

@@ -1,10 +1,13 @@
 """Every Examples section in the package runs and prints what it says (doctest).
 
 The modules whose examples use a ``client`` get one, connected to the suite's session
-sandbox (cache off), so the client's examples run and cannot drift either. Examples that
-cannot run here (a real service's URL and token, a sandbox of their own, a figure) are
-marked ``# doctest: +SKIP`` where they are written; everything else must hold, so a
-docstring cannot drift from the code it documents.
+sandbox (cache off), so the client's examples run and cannot drift either. An example may
+start a small sandbox of its own and draw into a figure of its own: dealframe.plot's does
+both (scale 0.02, ``dplot.figure``), and runs. Examples that cannot run here, or would only
+be shown (a real service's URL and token, a server left serving, data or a sandbox they do
+not make, a figure drawn by pandas' ``.plot()`` without one of its own), are marked
+``# doctest: +SKIP`` where they are written; everything else must hold, so a docstring
+cannot drift from the code it documents.
 """
 
 from __future__ import annotations

@@ -24,8 +24,9 @@ closest valid one), every cohort as :func:`~.cohort.parse_cohort` checks it, fol
 that two cohorts would share. ``cohort`` is an array of tables (``[[cohort]]``, double
 brackets, even for one); a single ``[cohort]`` table is refused as such. ``since`` is
 ``YYYY-MM-DD`` text or a TOML date: a TOML date-time or time (or any other value) is refused,
-not cut to a day. Errors name the file and the cohort, and say a value in TOML's words
-(:func:`toml_words`), never as a Python type.
+not cut to a day. ``out`` is a folder path in text (any other value is refused as such).
+Errors name the file and the cohort, and say a value in TOML's words (:func:`toml_words`:
+a date, a boolean, an array, a table, wherever it is in the file), never as a Python type.
 
 Examples
 --------
@@ -41,6 +42,7 @@ dealframe.report.config.ConfigError: x.toml: invalid cohort: expected an array o
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import tomllib
 from collections.abc import Mapping
@@ -92,7 +94,9 @@ SINCE_EXPECTED = 'a date YYYY-MM-DD (a quoted "2024-01-05" or a TOML date 2024-0
 
 def toml_words(value: Any) -> str:
     """``value`` as read from a TOML file, said as the file wrote it: its TOML type and,
-    for a scalar, its value as TOML writes it (no Python type or ``repr``).
+    for a scalar or an array, its value as TOML writes it (an array shortly), no Python type
+    or ``repr``. A value that is no TOML value (a document built in Python) is said as what
+    it is.
 
     Examples
     --------
@@ -100,33 +104,94 @@ def toml_words(value: Any) -> str:
     ('a TOML date-time 2024-01-05T10:00:00', 'a TOML time 10:00:00')
     >>> toml_words(dt.datetime(2024, 1, 5, 10, 0, tzinfo=dt.timezone.utc))
     'a TOML date-time 2024-01-05T10:00:00Z'
-    >>> toml_words(dt.date(2024, 1, 5)), toml_words(True), toml_words("x"), toml_words([1])
-    ('a TOML date 2024-01-05', 'a TOML boolean true', "a TOML string 'x'", 'a TOML array')
+    >>> toml_words(dt.date(2024, 1, 5)), toml_words(True), toml_words("x")
+    ('a TOML date 2024-01-05', 'a TOML boolean true', 'a TOML string "x"')
+    >>> toml_words([dt.date(2024, 1, 5), "Oceania"]), toml_words({"a": 1})
+    ('a TOML array [2024-01-05, "Oceania"]', 'a TOML table')
+    >>> toml_words(None), toml_words((1, 2))
+    ('None (not a TOML value)', 'a tuple (not a TOML value)')
     """
-    if isinstance(value, dt.datetime):
+    kind = _toml_kind(value)
+    if kind is None:
+        return f"{_python_name(value)} (not a TOML value)"
+    if kind == "table":
+        return "a TOML table"
+    return f"a TOML {kind} {_toml_text(value)}"
+
+
+#: How long the items of an array said by :func:`toml_words` may be before ``...``.
+_ARRAY_WIDTH = 60
+
+
+def _toml_kind(value: Any) -> str | None:
+    """The TOML type of ``value`` as :mod:`tomllib` reads it, None for no TOML value."""
+    kinds = {
+        dt.datetime: "date-time",
+        dt.date: "date",
+        dt.time: "time",
+        bool: "boolean",
+        int: "integer",
+        float: "float",
+        str: "string",
+        list: "array",
+    }
+    kind = kinds.get(type(value))
+    return kind or ("table" if isinstance(value, Mapping) else None)
+
+
+def _python_name(value: Any) -> str:
+    """What a value that is no TOML value is: its type, named shortly (``numpy.datetime64``)."""
+    if value is None:
+        return "None"
+    kind = type(value)
+    package = kind.__module__.split(".")[0]
+    return f"a {kind.__qualname__ if package == 'builtins' else f'{package}.{kind.__qualname__}'}"
+
+
+def _toml_text(value: Any) -> str:
+    """``value`` as TOML writes it: a table as ``{...}``, an array's items up to a width."""
+    kind = _toml_kind(value)
+    if kind == "date-time":
         text = value.isoformat()
-        if value.utcoffset() == dt.timedelta(0):
-            text = text.removesuffix("+00:00") + "Z"
-        return f"a TOML date-time {text}"
-    if isinstance(value, dt.date):
-        return f"a TOML date {value.isoformat()}"
-    if isinstance(value, dt.time):
-        return f"a TOML time {value.isoformat()}"
-    if isinstance(value, bool):
-        return f"a TOML boolean {str(value).lower()}"
-    if isinstance(value, int):
-        return f"a TOML integer {value}"
-    if isinstance(value, float):
-        return f"a TOML float {value}"
-    if isinstance(value, str):
-        return f"a TOML string {value!r}"
-    return "a TOML array" if isinstance(value, list) else "a TOML table"
+        return text.removesuffix("+00:00") + "Z" if value.utcoffset() == dt.timedelta(0) else text
+    if kind in ("date", "time"):
+        return str(value.isoformat())
+    if kind == "boolean":
+        return "true" if value else "false"
+    if kind in ("integer", "float"):
+        return str(value)
+    if kind == "string":
+        return json.dumps(value, ensure_ascii=False)
+    if kind == "table":
+        return "{...}"
+    if kind is None:
+        return f"<{_python_name(value).removeprefix('a ')}>"
+    items: list[str] = []
+    for item in value:
+        if items and len(", ".join(items)) > _ARRAY_WIDTH:
+            items.append("...")
+            break
+        items.append(_toml_text(item))
+    return f"[{', '.join(items)}]"
 
 
-def _dates_and_times(value: Any) -> list[Any]:
-    """The TOML dates, times and date-times in ``value`` (a value or an array of them)."""
-    items = value if isinstance(value, list) else [value]
-    return [v for v in items if isinstance(v, (dt.date, dt.time))]
+def _got(exc: ValidationError, values: Mapping[str, Any]) -> str:
+    """``exc`` of the value of its key among ``values`` (the table the error is of), with
+    what it got said in TOML's words (:func:`toml_words`): the key's value, or the entry of
+    its array that the error is of. Text stays as the error says it (``got 'Oceanai'``), and
+    so does an error of no value of ``values`` (a part of a comma-separated text)."""
+    message = str(exc)
+    argument = getattr(exc, "argument", None)
+    if not isinstance(argument, str) or argument not in values:
+        return message
+    value = values[argument]
+    for candidate in (value, *(value if isinstance(value, list) else ())):
+        if isinstance(candidate, str):
+            continue
+        said = ValidationError(argument, exc.expected, got=candidate)
+        if str(said) == message:  # the error is of this value
+            return f"invalid {argument}: expected {exc.expected}, got {toml_words(candidate)}"
+    return message
 
 
 def _located(
@@ -134,13 +199,15 @@ def _located(
 ) -> ConfigError:
     """``exc`` of a value of the file, said at ``where`` in it, in a file's words: a date is
     ``YYYY-MM-DD`` text (or a TOML date), no Python type
-    (:func:`~dealframe.errors.without_python_types`), and a TOML date or time among
-    ``values`` (the keys of the table the error is of) said as the file wrote it."""
+    (:func:`~dealframe.errors.without_python_types`), and any value of ``values`` (the keys
+    of the table the error is of) that is no text said as the file wrote it (:func:`_got`)."""
     exc = without_python_types(exc)
-    message = str(exc)
-    for value in _dates_and_times((values or {}).get(getattr(exc, "argument", ""))):
-        message = message.replace(f"got {value!r}", f"got {toml_words(value)}")
+    message = _got(exc, values or {})
     return ConfigError(getattr(exc, "argument", "config"), f"{where}: {message}")
+
+
+#: What ``out`` may be in a file.
+OUT_EXPECTED = "a folder path (text)"
 
 
 def parse_config(
@@ -153,7 +220,16 @@ def parse_config(
     dealframe.errors.ValidationError
         Naming the file and the cohort: an unknown key, a bad cohort (a ``since`` that is
         neither text nor a TOML date), no cohort, ``cohort`` not an array of tables, two
-        cohorts with one folder, no ``out``.
+        cohorts with one folder, no ``out`` or an ``out`` that is no text. A value is said
+        in TOML's words (:func:`toml_words`); one that is no TOML value (a document built
+        in Python: ``numpy.datetime64``) as what it is.
+
+    Examples
+    --------
+    >>> parse_config({"out": "r", "top": True, "cohort": [{"region": "Oceania"}]}, "x.toml")
+    Traceback (most recent call last):
+    ...
+    dealframe.report.config.ConfigError: x.toml: invalid top: expected an integer from 1 to 100, got a TOML boolean true
     """
     for key in document:
         if key not in CONFIG_KEYS:
@@ -163,6 +239,11 @@ def parse_config(
                 f"{did_you_mean(str(key), CONFIG_KEYS)} (keys: "
                 f"{', '.join(CONFIG_KEYS)})",
             )
+    if "out" in document and not isinstance(document["out"], str):
+        raise ConfigError(
+            "out",
+            f"{source}: invalid out: expected {OUT_EXPECTED}, got {toml_words(document['out'])}",
+        )
     base = out if out is not None else document.get("out")
     if not isinstance(base, (str, os.PathLike)) or not str(base).strip():
         raise ConfigError(
