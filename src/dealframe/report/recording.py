@@ -4,7 +4,8 @@ come back to the report.
 
 Every call of the client's APIs (``private``, ``public``, ``public_v1``, ``public_api(...)``)
 goes to the client itself; a frame it returns (alone or in a tuple) that records where it came
-from (``attrs["endpoint"]``, see :mod:`dealframe.provenance`) is appended to the list given.
+from (``attrs["endpoint"]``, see :mod:`dealframe.provenance`) is appended to the list given
+(the first such frame of a tuple: the frames of one call come of the same requests).
 A call the client makes of itself is not seen, so no request is counted twice; nor is a
 read that returns no frame (a discovery document read to check filters): the report reads
 those itself first (:func:`dealframe.report.gather._discovery`), so that the calls inside
@@ -27,9 +28,13 @@ _APIS = ("private", "public", "public_v1")
 
 
 def _kept(result: Any, into: list[pd.DataFrame]) -> Any:
+    """``result`` of one call, its first frame that records an endpoint appended to
+    ``into``: the frames of one call (a resolve's ``matches`` and ``candidates``) come of the
+    same requests, which are counted once."""
     for item in result if isinstance(result, tuple) else (result,):
         if isinstance(item, pd.DataFrame) and "endpoint" in item.attrs:
             into.append(item)
+            break
     return result
 
 
