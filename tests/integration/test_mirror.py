@@ -228,7 +228,8 @@ def test_every_engine_reads_the_tables_as_they_are(sb, client, tmp_path):
 
 def test_status_and_history_keep_their_dtypes_for_0_and_n_rows(client, tmp_path, capsys):
     """No dtype left to pandas' guess: an all-null ``reason``, a table not yet synced and a
-    mirror holding only the public snapshot give the same columns and dtypes as N rows."""
+    mirror holding only the public snapshot give the same columns and dtypes as N rows
+    (``status`` has a row per entity, in ``ENTITIES`` order, all NA where there is no table)."""
     path, public_only = tmp_path / "m", tmp_path / "p"
     mirror.sync(client, path, ["investors"])
     mirror.snapshot_public(client, public_only, skus=list(client.public.search().index[:2]))
@@ -236,8 +237,12 @@ def test_status_and_history_keep_their_dtypes_for_0_and_n_rows(client, tmp_path,
         "history": [mirror.history(path), mirror.history(path, "deals")],
         "status": [mirror.status(path), mirror.status(public_only)],
     }
+    history, status = frames["history"][1], frames["status"][1]
+    assert len(history) == 0
+    assert status["entity"].tolist() == list(mirror.ENTITIES)
+    assert status["version"].isna().all() and status["rows"].isna().all(), status
     for name, (many, none) in frames.items():
-        assert len(many) > 0 and len(none) == 0, name
+        assert len(many) > 0, name
         assert many.dtypes.to_dict() == none.dtypes.to_dict(), name
         assert "object" not in {str(d) for d in many.dtypes}, many.dtypes
         assert str(many["entity"].dtype) == "str", name

@@ -330,6 +330,23 @@ class StagedRows:
             elif lacks:
                 self.nulled[ident] = lacked
 
+    def records(self) -> int:
+        """How many records (distinct ids) the rows staged so far hold: each once, however
+        often it was read (what :attr:`distinct` says once closed).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     staged = StagedRows(pathlib.Path(tmp) / "s", "investors", "part")
+        ...     staged._keys.append(id_keys(["a", "b", "a"]))
+        ...     staged.records()
+        2
+        """
+        if not self._keys:
+            return 0
+        return len(np.unique(np.concatenate(self._keys), axis=0))
+
     def close(self) -> list[Part]:
         """The staged files (fsynced); rows never flushed to one stay in ``pending``."""
         assert self._writer is not None

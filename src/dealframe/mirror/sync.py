@@ -119,7 +119,9 @@ class EntityReport:
     nothing either way).
 
     ``checkpoint`` is the one the table holds after the sync (``status`` and ``history`` show
-    it): a sync that writes nothing makes no commit and reports its table's. ``rows_received``
+    it): an incremental sync that writes nothing makes no commit and reports its table's; a
+    full sync (the first, or a rebuild) always commits, and one whose feed returned no row
+    commits the empty table with no checkpoint (None: the next sync is full again). ``rows_received``
     counts each record once, as last read (a row read twice, a whole walk read again included);
     ``requests`` counts every request.
 
@@ -569,17 +571,19 @@ def _walk(
     until: pd.Timestamp | None = None,
     entity: str = "",
     arrived: Arrived | None = None,
-) -> tuple[FeedWalk, int, int, int]:
+) -> tuple[FeedWalk, int, int]:
     """Walk the feed from ``since`` into ``staged`` (again from where a tie moved, up to
-    ``_MAX_PASSES`` times), and into ``arrived`` in the same order; the last walk, rows
-    received, requests and passes.
+    ``_MAX_PASSES`` times), and into ``arrived`` in the same order; the last walk, requests
+    and passes (the rows received are ``staged``'s, each record once: ``staged.distinct``).
 
     The bar is closed however the walk ends: a walk that raised (the service down part-way)
     left it open, the error printed on its line and tqdm holding it for as long as the
     exception was kept (a notebook's last error). A dealframe error that stops it says
-    where: the ``entity``, the feed's page and cursor, and the rows read before it.
+    where: the ``entity``, the feed's page and cursor (or the request that failed, or that
+    the query was refused before it was sent), and the rows read before it, each record
+    once (as ``rows_received`` counts them).
     """
-    received = requests = passes = 0
+    requests = passes = 0
     walk = None
     start = since
     strict: str | None = None  # a service reading updated_at as `gt`: every pass asks so
@@ -592,7 +596,6 @@ def _walk(
                 if arrived is not None:  # the same rows in the same order: staged.keep_mask
                     arrived.add(frame)
                 progress.update(walk)
-            received += walk.rows
             requests += walk.requests
             strict = walk.strict
             if isinstance(fetch, ClientFetch) and fetch.from_0 != learnt:
@@ -606,20 +609,22 @@ def _walk(
             _noted(
                 exc,
                 f"mirror sync of {entity}: {_stopped(exc, walk, passes)}, after "
-                f"{received + walk.rows:,} rows read); the {entity} table is not written "
+                f"{staged.records():,} rows read); the {entity} table is not written "
                 "(it stays as it was)",
             )
         raise
     finally:
         progress.done()
     assert walk is not None
-    return walk, received, requests, passes
+    return walk, requests, passes
 
 
 def _stopped(error: DealframeError, walk: FeedWalk, passes: int) -> str:
     """Where a walk stopped, as the error's note says it: at the change feed's page only when
     the request that failed was one (or the error names none: a page's rows refused); else the
-    request it was, such as the discovery document the feed's query is checked against.
+    request it was, such as the discovery document the feed's query is checked against; or,
+    for a :class:`~dealframe.errors.ValidationError` (the query refused by the client, as
+    that document reads it, before it was sent), the query that was refused.
 
     Examples
     --------
@@ -631,7 +636,16 @@ def _stopped(error: DealframeError, walk: FeedWalk, passes: int) -> str:
     stopped while reading the discovery document of transactions (GET /api/private/v1/lookup/transactions), which the change feed's query is checked against (pass 1
     >>> print(_stopped(ServerError(503, "SERVICE_UNAVAILABLE", "Down"), walk, 1))
     stopped at the change feed's page 1 of every record (request 1 of pass 1
+    >>> print(_stopped(ValidationError("updated_at", "an investors filter"), walk, 1))
+    the change feed's query (page 1 of every record) was refused before any feed request was sent (pass 1
     """
+    if isinstance(error, ValidationError):  # raised before the request: none was sent
+        sent = (
+            "any feed request was sent"
+            if passes <= 1 and not walk.requests
+            else f"its request ({walk.requests + 1} of the pass) was sent"
+        )
+        return f"the change feed's query ({walk.where()}) was refused before {sent} (pass {passes}"
     request = getattr(error, "request", None)
     method, path = getattr(request, "method", None), str(getattr(request, "path", ""))
     if request is None or (method == "POST" and "/lookup/" not in path):
@@ -693,7 +707,7 @@ def _sync_entity(
     again = False  # another writer committed to the table while this sync wrote it
     # an upsert in memory reads every row of the table: read them while the feed is walked
     with read_ahead(root / entity, None if full else table, entity) as ahead:
-        walk, received, requests, passes = _walk(
+        walk, requests, passes = _walk(
             fetch, since, staged, page_size, progress, until, entity, arrived
         )
         checkpoint = walk.checkpoint

@@ -956,12 +956,13 @@ class PrivateApi:
     def _discovery(self, entity: str, response: Response) -> tuple[FilterSchema, Any]:
         """The filter schema of a discovery answer, and its ``data``. An answer that is not a
         discovery document (``data`` null, no list of filters) is the service's fault: its
-        HTTP cache entry is dropped and ``ServiceContractError`` raised, so the client keeps
-        no copy and the next call asks again. The error leaves this frame without the
+        HTTP cache entry is dropped and ``ServiceContractError`` raised, carrying the
+        discovery request (``.request``, as a failed request's error does), so the client
+        keeps no copy and the next call asks again. The error leaves this frame without the
         document: a traceback that records locals would show a token the service echoed."""
         doc = response.json().get("data")
         try:
-            schema = FilterSchema(entity, doc)
+            schema = FilterSchema(entity, doc, response.request)
         except ServiceContractError:
             self._t.forget(response)
             del doc

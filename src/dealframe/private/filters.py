@@ -40,6 +40,7 @@ from ..arguments import finite_number, flag, iso3
 from ..contract import blanked, quoted
 from ..errors import (
     EnumValueError,
+    RequestInfo,
     ServiceContractError,
     ValidationError,
     did_you_mean,
@@ -231,9 +232,14 @@ def _sub_paths(document: Mapping[str, Any]) -> tuple[tuple[str, ...], str | None
     return tuple(paths), None
 
 
-def _not_a_document(where: str, document: Any) -> ServiceContractError | None:
+def _not_a_document(
+    where: str, document: Any, request: RequestInfo | None = None
+) -> ServiceContractError | None:
     """The error of a discovery ``data`` that is not a discovery document (not an object, no
     list of filters, a filter that is not a ``{field, type, operators}`` object), else None.
+    With ``request`` (the discovery request the answer came to) the error carries it, as the
+    errors of the other requests do, and says it after its words; else it opens with
+    ``where``.
 
     Returned, not raised, so that the error's traceback holds no frame whose locals hold the
     document (:class:`FilterSchema` raises it after dropping its own).
@@ -242,31 +248,30 @@ def _not_a_document(where: str, document: Any) -> ServiceContractError | None:
     --------
     >>> print(_not_a_document("GET /x", {"filters": [{"field": 1}]}))
     200 SERVICE_CONTRACT: GET /x: filters[0] is not a {field, type, operators} object
+    >>> print(_not_a_document("GET /x", None, RequestInfo("GET", "/x", "private")))
+    200 SERVICE_CONTRACT: data is NoneType, not a discovery document (GET /x)
     >>> _not_a_document("GET /x", {"filters": []}) is None
     True
     """
-    if not isinstance(document, Mapping):
+    said_where = "" if request is not None else f"{where}: "
+
+    def wrong(words: str) -> ServiceContractError:
         return ServiceContractError(
-            200,
-            f"{where}: data is {type(document).__name__}, not a discovery document",
-            finding="wrong_shape",
+            200, f"{said_where}{words}", finding="wrong_shape", request=request
         )
+
+    if not isinstance(document, Mapping):
+        return wrong(f"data is {type(document).__name__}, not a discovery document")
     entries = document.get("filters")
     if not isinstance(entries, list):  # else every filter would be refused as unknown
         said = "missing" if "filters" not in document else f"{type(entries).__name__}"
-        return ServiceContractError(
-            200,
-            f"{where}: the discovery document has no list of filters (data.filters is "
-            f"{said}, not a list of {{field, type, operators}} objects)",
-            finding="wrong_shape",
+        return wrong(
+            f"the discovery document has no list of filters (data.filters is {said}, not a "
+            "list of {field, type, operators} objects)"
         )
     for i, entry in enumerate(entries):
         if not isinstance(entry, Mapping) or not isinstance(entry.get("field"), str):
-            return ServiceContractError(
-                200,
-                f"{where}: filters[{i}] is not a {{field, type, operators}} object",
-                finding="wrong_shape",
-            )
+            return wrong(f"filters[{i}] is not a {{field, type, operators}} object")
     return None
 
 
@@ -288,6 +293,10 @@ class FilterSchema:
         ``"companies"``, ``"investors"`` or ``"transactions"`` (for messages).
     document : dict
         The discovery document's ``data``.
+    request : RequestInfo, optional
+        The discovery request it answered: carried by the
+        :class:`~dealframe.ServiceContractError` raised when ``document`` is not one (so that
+        what reads it, a mirror sync among them, names the request that failed).
 
     Examples
     --------
@@ -297,9 +306,11 @@ class FilterSchema:
     {'country': ['GBR']}
     """
 
-    def __init__(self, entity: str, document: Mapping[str, Any]) -> None:
+    def __init__(
+        self, entity: str, document: Mapping[str, Any], request: RequestInfo | None = None
+    ) -> None:
         where = f"GET /api/private/v1/lookup/{entity}"
-        wrong = _not_a_document(where, document)
+        wrong = _not_a_document(where, document, request)
         if wrong is not None:
             # raised from a frame without the document: a traceback that records locals
             # (pytest -l, Sentry) would show a token the service echoed in it
