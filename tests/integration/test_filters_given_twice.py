@@ -150,3 +150,27 @@ def test_a_conflict_of_numpy_values_is_shown_as_python_values(client):
     with pytest.raises(ValidationError) as info:
         client.private.deals(filters={"deal_type": np.array(["M&A"] * 2)}, deal_type=["Venture"])
     assert "np.str_" not in str(info.value) and "['M&A', 'M&A']" in str(info.value)
+
+
+def test_a_filter_the_services_document_leaves_out_is_said_unknown_not_two_values(sandbox):
+    """Given twice in two forms of one value, a filter the service's discovery document does
+    not list is refused as a filter the service does not take (as given once), not as two
+    values: the forms are compared under the interface document's rules there."""
+    with dealframe.Client.for_sandbox(sandbox, progress=False) as fresh:
+
+        def without_country(response: Any, *args: Any, **kwargs: Any) -> Any:
+            if "/lookup/transactions" in response.url and response.status_code == 200:
+                doc = response.json()
+                filters = doc["data"]["filters"]
+                doc["data"]["filters"] = [f for f in filters if f["field"] != "target_country"]
+                response._content = json.dumps(doc).encode()
+                response.headers["Content-Length"] = str(len(response._content))
+            return response
+
+        fresh._transport._session.hooks["response"].append(without_country)
+        with pytest.raises(ValidationError) as once:
+            fresh.private.deals(target_country=["USA"], limit=3)
+        with pytest.raises(ValidationError) as twice:
+            fresh.private.deals(filters={"target_country": "USA"}, target_country=["USA"], limit=3)
+    assert "one value" not in str(twice.value)
+    assert twice.value.argument == once.value.argument

@@ -1008,8 +1008,9 @@ class PrivateApi:
         return service_decides(
             read,
             # a filter given twice compared again as the service's document sends it (its
-            # operators may differ from the one checked first): never one form lost unsaid
-            lambda schema: schema.build(merged_filters(raw, named, schema)),
+            # operators may differ from the one checked first; one it does not list, as the
+            # documents checked first do): never one form lost unsaid
+            lambda schema: schema.build(merged_filters(raw, named, *typed, schema)),
             None if offline is None else lambda: offline.precheck(merged),
             refresh=refresh,
         )

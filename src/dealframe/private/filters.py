@@ -1021,11 +1021,14 @@ def _shown(value: Any) -> Any:
     --------
     >>> _shown(pd.Categorical(["M&A", "Venture"])), _shown({"in": ("a",)})
     (['M&A', 'Venture'], {'in': ('a',)})
-    >>> _shown(np.array(["M&A"]))
-    ['M&A']
+    >>> _shown(np.array(["M&A"])), _shown(np.array(["2021-01-01"], dtype="datetime64[ns]"))
+    (['M&A'], [Timestamp('2021-01-01 00:00:00')])
     """
     if isinstance(value, _ARRAYS) and not isinstance(value, (list, tuple)):
-        return np.asarray(value, dtype=object).tolist()  # Python values, not numpy's reprs
+        try:  # Python values and Timestamps, not numpy's reprs or nanoseconds
+            return pd.Series(value).tolist()
+        except (TypeError, ValueError):  # not one-dimensional
+            return np.asarray(value, dtype=object).tolist()
     return value
 
 
