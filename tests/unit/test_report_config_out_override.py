@@ -37,3 +37,21 @@ def test_the_override_wins_over_a_files_out(tmp_path: Path):
     assert load_config(path, out=tmp_path / "o")[0].out == tmp_path / "o" / "oceania"
     with pytest.raises(ConfigError, match="invalid out: expected a folder path"):
         load_config(path)  # without the override, the file's out is checked
+
+
+def test_the_command_takes_out_over_the_files_out(tmp_path: Path, sandbox_starts: list[str]):
+    """``dealframe report --config c.toml --out DIR`` with ``out = 5`` in the file gets past
+    the file's checks to start its sandbox (the tripwire stops it there)."""
+    import contextlib
+    import io
+
+    from dealframe.cli import main
+
+    path = tmp_path / "c.toml"
+    path.write_text('out = 5\n[[cohort]]\nregion = "Oceania"\n', encoding="utf-8")
+    err = io.StringIO()
+    args = ["report", "--sandbox", "--config", str(path), "--out", str(tmp_path / "o")]
+    with contextlib.suppress(Exception), contextlib.redirect_stderr(err):  # the tripwire's
+        main(args)
+    assert "invalid out" not in err.getvalue(), err.getvalue()
+    assert sandbox_starts, err.getvalue()
