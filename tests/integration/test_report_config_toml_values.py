@@ -97,7 +97,7 @@ def test_a_since_that_is_no_date_is_refused_in_tomls_words(tmp_path, since, got)
 
 def test_a_since_of_text_that_is_no_day_is_refused_as_before(tmp_path):
     said = _refused(_cohort(tmp_path, '"2024-02-30"'))
-    assert said.endswith("invalid since: expected a date YYYY-MM-DD, got '2024-02-30'"), said
+    assert said.endswith('invalid since: expected a date YYYY-MM-DD, got "2024-02-30"'), said
 
 
 @pytest.mark.parametrize("since", ['"2024-01-05"', "2024-01-05"], ids=["text", "toml-date"])

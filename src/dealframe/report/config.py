@@ -24,9 +24,12 @@ closest valid one), every cohort as :func:`~.cohort.parse_cohort` checks it, fol
 that two cohorts would share. ``cohort`` is an array of tables (``[[cohort]]``, double
 brackets, even for one); a single ``[cohort]`` table is refused as such. ``since`` is
 ``YYYY-MM-DD`` text or a TOML date: a TOML date-time or time (or any other value) is refused,
-not cut to a day. ``out`` is a folder path in text (any other value is refused as such).
-Errors name the file and the cohort, and say a value in TOML's words (:func:`toml_words`:
-a date, a boolean, an array, a table, wherever it is in the file), never as a Python type.
+not cut to a day. ``out`` is a folder path in text (any other value is refused as such);
+an ``out`` given to :func:`parse_config` or :func:`load_config` (``--out``) wins over the
+file's, which is then not read. Errors name the file and the cohort, and say a value in
+TOML's words (:func:`toml_words`: text as a TOML basic string, a date, a boolean, an array,
+a table, wherever it is in the file), never as a Python type or ``repr``, and shortly (about
+80 characters, then ``...``, as :class:`~dealframe.errors.ValidationError` says its value).
 
 Examples
 --------
@@ -94,9 +97,10 @@ SINCE_EXPECTED = 'a date YYYY-MM-DD (a quoted "2024-01-05" or a TOML date 2024-0
 
 def toml_words(value: Any) -> str:
     """``value`` as read from a TOML file, said as the file wrote it: its TOML type and,
-    for a scalar or an array, its value as TOML writes it (an array shortly), no Python type
-    or ``repr``. A value that is no TOML value (a document built in Python) is said as what
-    it is.
+    for a scalar or an array, its value as TOML writes it (text as a basic string, with
+    TOML's escapes), no Python type or ``repr``, cut after about 80 characters (``...``) as
+    :class:`~dealframe.errors.ValidationError` cuts its value. A value that is no TOML value
+    (a document built in Python) is said as what it is.
 
     Examples
     --------
@@ -110,17 +114,35 @@ def toml_words(value: Any) -> str:
     ('a TOML array [2024-01-05, "Oceania"]', 'a TOML table')
     >>> toml_words(None), toml_words((1, 2))
     ('None (not a TOML value)', 'a tuple (not a TOML value)')
+    >>> toml_words('We"s\\x07'), len(toml_words("x" * 5000))
+    ('a TOML string "We\\\\"s\\\\u0007"', 97)
     """
     kind = _toml_kind(value)
     if kind is None:
         return f"{_python_name(value)} (not a TOML value)"
     if kind == "table":
         return "a TOML table"
-    return f"a TOML {kind} {_toml_text(value)}"
+    return f"a TOML {kind} {_shortened(_toml_text(value))}"
 
 
 #: How long the items of an array said by :func:`toml_words` may be before ``...``.
 _ARRAY_WIDTH = 60
+
+#: How many characters of a value a message says before ``...``: as many as
+#: :class:`~dealframe.errors.ValidationError` says of its ``got``.
+_SHOWN = 80
+
+
+def _shortened(text: str) -> str:
+    """``text`` cut as :class:`~dealframe.errors.ValidationError` cuts the value it got: its
+    first 80 characters, then ``...``."""
+    return text[:_SHOWN] + "..." if len(text) > _SHOWN else text
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string: JSON's escapes are TOML's, and DEL, which JSON
+    leaves as it is and TOML does not take unescaped, is escaped too."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def _toml_kind(value: Any) -> str | None:
@@ -161,7 +183,7 @@ def _toml_text(value: Any) -> str:
     if kind in ("integer", "float"):
         return str(value)
     if kind == "string":
-        return json.dumps(value, ensure_ascii=False)
+        return _toml_string(value)
     if kind == "table":
         return "{...}"
     if kind is None:
@@ -171,16 +193,23 @@ def _toml_text(value: Any) -> str:
         if items and len(", ".join(items)) > _ARRAY_WIDTH:
             items.append("...")
             break
-        items.append(_toml_text(item))
+        items.append(_shortened(_toml_text(item)))  # an item is cut, however deep
     return f"[{', '.join(items)}]"
 
 
 def _got(exc: ValidationError, values: Mapping[str, Any]) -> str:
     """``exc`` of the value of its key among ``values`` (the table the error is of), with
     what it got said in TOML's words (:func:`toml_words`): the key's value, or the entry of
-    its array that the error is of. Text stays as the error says it (``got 'Oceanai'``), and
-    so does an error of no value of ``values`` (a part of a comma-separated text)."""
+    its array that the error is of. Text the error got (a value, an entry, a part of a
+    comma-separated text, an unknown key) is said as a TOML basic string (``got
+    "Oceanai"``), cut as the error cut it."""
     message = str(exc)
+    got = getattr(exc, "got", None)
+    if isinstance(got, str):
+        # what ValidationError says of this text (its repr, cut): said again in TOML's words
+        python = str(ValidationError("", "", got=got)).removeprefix("invalid : expected ")
+        if message.endswith(python):
+            return f"{message.removesuffix(python)}, got {_shortened(_toml_string(got))}"
     argument = getattr(exc, "argument", None)
     if not isinstance(argument, str) or argument not in values:
         return message
@@ -210,19 +239,34 @@ def _located(
 OUT_EXPECTED = "a folder path (text)"
 
 
+def _is_folder_path(value: Any) -> bool:
+    """Whether a document's ``out`` is a folder path: text (a file's), or a path object
+    (``pathlib.Path``, of a document built in Python)."""
+    if isinstance(value, os.PathLike):
+        return isinstance(os.fspath(value), str)
+    return isinstance(value, str)
+
+
 def parse_config(
     document: Mapping[str, Any], source: str, out: str | os.PathLike[str] | None = None
 ) -> list[ReportJob]:
-    """The report jobs of a parsed config document (``out`` overrides the file's).
+    """The report jobs of a parsed config document.
+
+    ``out``, when given (``--out``), is the folder of the cohorts' folders and wins over the
+    document's ``out``, which is then neither read nor checked. Without it, the document's
+    ``out`` is the folder: text (a TOML file's), or a ``pathlib.Path`` (a document built in
+    Python); any other value is refused.
 
     Raises
     ------
     dealframe.errors.ValidationError
         Naming the file and the cohort: an unknown key, a bad cohort (a ``since`` that is
         neither text nor a TOML date), no cohort, ``cohort`` not an array of tables, two
-        cohorts with one folder, no ``out`` or an ``out`` that is no text. A value is said
-        in TOML's words (:func:`toml_words`); one that is no TOML value (a document built
-        in Python: ``numpy.datetime64``) as what it is.
+        cohorts with one folder, no ``out`` or (without the ``out`` argument) an ``out``
+        that is neither text nor a path. A value is said in TOML's words
+        (:func:`toml_words`: text as a TOML basic string, cut after about 80 characters);
+        one that is no TOML value (a document built in Python: ``numpy.datetime64``) as
+        what it is.
 
     Examples
     --------
@@ -230,21 +274,23 @@ def parse_config(
     Traceback (most recent call last):
     ...
     dealframe.report.config.ConfigError: x.toml: invalid top: expected an integer from 1 to 100, got a TOML boolean true
+    >>> jobs = parse_config({"out": 5, "cohort": [{"region": "Oceania"}]}, "x.toml", out="r")
+    >>> jobs[0].out.as_posix()  # the out argument (--out) wins: the file's is not read
+    'r/oceania'
     """
     for key in document:
         if key not in CONFIG_KEYS:
             raise ConfigError(
                 source,
-                f"{source}: unknown key {key!r}"
+                f"{source}: unknown key {_shortened(_toml_string(str(key)))}"
                 f"{did_you_mean(str(key), CONFIG_KEYS)} (keys: "
                 f"{', '.join(CONFIG_KEYS)})",
             )
-    if "out" in document and not isinstance(document["out"], str):
-        raise ConfigError(
-            "out",
-            f"{source}: invalid out: expected {OUT_EXPECTED}, got {toml_words(document['out'])}",
-        )
     base = out if out is not None else document.get("out")
+    if out is None and "out" in document and not _is_folder_path(base):
+        raise ConfigError(
+            "out", f"{source}: invalid out: expected {OUT_EXPECTED}, got {toml_words(base)}"
+        )
     if not isinstance(base, (str, os.PathLike)) or not str(base).strip():
         raise ConfigError(
             source, f'{source}: no output folder: set out = "DIR" in the file or pass --out'
@@ -270,7 +316,8 @@ def parse_config(
         where = f"{source}: cohort {i}"
         if not isinstance(entry, Mapping):
             raise ConfigError(source, f"{where}: not a table, got {toml_words(entry)}")
-        named = where + (f" ({entry['name']})" if isinstance(entry.get("name"), str) else "")
+        name = entry.get("name")
+        named = where + (f" ({_shortened(name)})" if isinstance(name, str) else "")
         since = entry.get("since")
         # the client's date filters would take a date-time's day and drop its time unsaid
         if not (since is None or isinstance(since, str) or type(since) is dt.date):
@@ -294,7 +341,7 @@ def parse_config(
         if cohort.slug in seen:
             raise ConfigError(
                 source,
-                f"{where}: its folder {cohort.slug!r} is cohort "
+                f"{where}: its folder {_shortened(_toml_string(cohort.slug))} is cohort "
                 f"{seen[cohort.slug]}'s too: give one a different name",
             )
         seen[cohort.slug] = i
