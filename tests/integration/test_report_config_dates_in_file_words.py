@@ -48,7 +48,7 @@ def _config(tmp_path: Path, since: str) -> Path:
 
 @pytest.mark.parametrize(
     ("since", "got"),
-    [('"2024-02-30"', "'2024-02-30'")],
+    [('"2024-02-30"', '"2024-02-30"')],
     ids=["no-such-day"],  # a value that is no text: test_report_config_toml_values.py
 )
 def test_a_config_files_bad_since_names_no_python_type(tmp_path, since, got):
