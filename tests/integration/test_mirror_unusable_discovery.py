@@ -3,9 +3,15 @@
 A sync whose ``GET /lookup/investors`` answered without ``data.filters`` said it "stopped at
 the change feed's page 1 of every record (request 1 of pass 1 ...)": the error raised from the
 answer carried no request, so the note took it for a page's rows. It now carries the discovery
-request, and the note names the document. A document that does not list ``updated_at`` makes
-an incremental sync's query refused before any feed request is sent: the note says so, not
-that page 1 of the feed stopped.
+request, and the note names the document.
+
+A document that lists no ``updated_at`` filter (or none taking ``gte``) made an incremental
+sync raise a ``ValidationError`` of ``updated_at``, an argument the user never gave, and
+``dealframe mirror sync`` exit 2 ("bad usage, nothing started") though the tables before it
+were committed. A document that lists no ``updated_at`` sort key was called page 1 of the
+feed (its error carried no request), and "this entity's table is not written" was said twice.
+Both are now a ``ServiceContractError`` carrying the discovery request, whose note says the
+query was refused before any feed request was sent, and that the table is not written once.
 """
 
 from __future__ import annotations
@@ -15,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run
 from _drift_proxy import FAST, Proxy, edit, fresh_rules, no_hang, proxy  # noqa: F401 - fixtures
 
 from dealframe import mirror
 from dealframe.client import Client
-from dealframe.errors import ServiceContractError, ValidationError
+from dealframe.errors import ServiceContractError
 
 LOOKUP = r"/api/private/v1/lookup/investors$"
 FEED = r"/api/private/v1/investors$"
@@ -63,25 +70,108 @@ def test_a_discovery_document_without_filters_is_named_not_a_feed_page(
     assert proxy.count(FEED) == 0  # no feed request was sent
 
 
-def test_a_feed_query_the_discovery_document_refuses_is_said_before_any_feed_request(
-    sandbox: Any, proxy: Proxy, tmp_path: Path
-) -> None:
-    path = tmp_path / "m"
+def _updated_at_eq_only(doc: Any) -> Any:
+    if isinstance(doc, dict) and isinstance(doc.get("data"), dict):
+        for entry in doc["data"]["filters"]:
+            if entry.get("field") == "updated_at":
+                entry["operators"] = ["eq"]
+    return doc
+
+
+def _without_updated_at_sort(doc: Any) -> Any:
+    if isinstance(doc, dict) and isinstance(doc.get("data"), dict):
+        keys = doc["data"].get("sort_fields", [])
+        doc["data"]["sort_fields"] = [k for k in keys if "updated_at" not in str(k)]
+    return doc
+
+
+def _synced_once(sandbox: Any, proxy: Proxy, path: Path) -> None:
+    """A first sync of investors: the next one is incremental (it sends ``updated_at``)."""
     with _client(sandbox, proxy) as client, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mirror.sync(client, path, entities=["investors"])  # a checkpoint: the next is incremental
+        mirror.sync(client, path, entities=["investors"])
     proxy.reset()
-    proxy.add(LOOKUP, edit(_without_updated_at, "no updated_at"))
+
+
+def _refused(sandbox: Any, proxy: Proxy, path: Path) -> ServiceContractError:
     with (
         _client(sandbox, proxy) as client,
-        pytest.raises(ValidationError) as info,
+        pytest.raises(ServiceContractError) as info,
         warnings.catch_warnings(),
     ):
         warnings.simplefilter("ignore")
         mirror.sync(client, path, entities=["investors"])
-    notes = " ".join(getattr(info.value, "__notes__", []))
-    assert proxy.count(FEED) == 0  # refused before it was sent
-    assert "mirror sync of investors: the change feed's query" in notes, notes
-    assert "was refused before any feed request was sent" in notes, notes
-    assert "stopped at the change feed's page" not in notes, notes
-    assert "after 0 rows read" in notes, notes
+    return info.value
+
+
+def _assert_refused_before_the_feed(error: ServiceContractError, proxy: Proxy) -> str:
+    assert error.request is not None
+    assert (error.request.method, error.request.path) == ("GET", "/api/private/v1/lookup/investors")
+    text = str(error)
+    assert proxy.count(FEED) == 0, text  # refused before it was sent
+    assert "mirror sync of investors: the change feed's query (page 1 of " in text, text
+    assert "was refused before any feed request was sent" in text, text
+    assert "the discovery document of investors (GET /api/private/v1/lookup/investors)" in text
+    assert "change feed's page" not in text, text
+    assert "after 0 rows read" in text, text
+    assert text.count("not written") == 1, text  # the note says it, once
+    return text
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (_without_updated_at, "lists no updated_at filter"),
+        (_updated_at_eq_only, "lists no gte operator for its updated_at filter (eq)"),
+    ],
+    ids=["no-filter", "no-gte"],
+)
+def test_a_document_without_the_updated_at_filter_is_the_services_fault(
+    sandbox: Any, proxy: Proxy, tmp_path: Path, change: Any, said: str
+) -> None:
+    path = tmp_path / "m"
+    _synced_once(sandbox, proxy, path)
+    proxy.add(LOOKUP, edit(change, "updated_at filter"))
+    error = _refused(sandbox, proxy, path)
+    assert error.finding == "filter_unlisted"
+    text = _assert_refused_before_the_feed(error, proxy)
+    assert said in text, text
+    assert "invalid updated_at" not in text, text  # no argument of the user's is blamed
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["full", "incremental"])
+def test_a_document_without_the_updated_at_sort_key_is_not_a_feed_page(
+    sandbox: Any, proxy: Proxy, tmp_path: Path, first: bool
+) -> None:
+    path = tmp_path / "m"
+    if not first:
+        _synced_once(sandbox, proxy, path)
+    proxy.add(LOOKUP, edit(_without_updated_at_sort, "no updated_at sort"))
+    error = _refused(sandbox, proxy, path)
+    assert error.finding == "sort_unlisted"
+    text = _assert_refused_before_the_feed(error, proxy)
+    assert "lists no updated_at among the sort keys (a sort key among name" in text, text
+
+
+def test_the_cli_exits_1_when_the_document_lists_no_updated_at_filter(
+    sandbox: Any, proxy: Proxy, tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    """Exit 2 says bad usage and nothing started: neither is so (companies was committed)."""
+    path = tmp_path / "m"
+    for name, value in {
+        "DEALFRAME_BASE_URL": proxy.url,
+        "DEALFRAME_PUBLIC_TOKEN": sandbox.public_token,
+        "DEALFRAME_PRIVATE_KEY": sandbox.private_key,
+        "DEALFRAME_CACHE": "off",
+    }.items():
+        monkeypatch.setenv(name, value)
+    argv = ["mirror", "sync", str(path), "--entities", "companies,investors", "--no-progress"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert run(argv, capsys)[0] == 0
+        proxy.reset()
+        proxy.add(LOOKUP, edit(_without_updated_at, "no updated_at"))
+        code, err = run(argv, capsys)
+    assert code == 1, err
+    assert "SERVICE_CONTRACT" in err and "lists no updated_at filter" in err, err
+    assert "this sync committed companies before it stopped at investors" in err, err

@@ -155,7 +155,7 @@ def _sync(args: argparse.Namespace) -> int:
         print(
             f"{r.entity:<10} {kind}: {counted(r.rows_received, 'row')} read in "
             f"{counted(r.requests, 'request')}, {counted(r.rows_written, 'row')} written, "
-            f"version {r.version}, checkpoint {r.checkpoint or '-'} "
+            f"version {r.version}, checkpoint {_shown(r.checkpoint)} "
             f"({r.seconds:.1f} s)"
         )
         if r.repaired:

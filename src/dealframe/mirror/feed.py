@@ -45,7 +45,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ApiError, BadRequestError, ServiceContractError, ValidationError
+from ..errors import (
+    ApiError,
+    BadRequestError,
+    RequestInfo,
+    ServiceContractError,
+    ValidationError,
+)
 from ..notices import ServiceContractWarning, findings_held, holding, user_stacklevel
 from ..transport.refusals import TOO_LARGE
 from .ids import KeyIndex, id_keys
@@ -90,6 +96,10 @@ _PAGE_ASKED = re.compile(r"\((?:page=\d+|no page \(the first\)) asked, meta\.pag
 
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
+#: The findings of a feed query the discovery document refuses (its ``updated_at`` sort key or
+#: ``updated_at >=`` filter not listed): raised before any feed request, carrying the
+#: document's request.
+QUERY_REFUSED = frozenset({"sort_unlisted", "filter_unlisted"})
 #: How far before the cursor a walk asks on a service that reads ``updated_at`` as ``gt``.
 _MICROSECOND = pd.Timedelta(microseconds=1)
 
@@ -283,15 +293,14 @@ class ClientFetch:
                     cache=False,
                 )
             except ValidationError as exc:  # checked against the discovery document
-                if exc.argument != "sort":
+                said = self._unlisted(exc, filters)
+                if said is None:
                     raise
                 raise ServiceContractError(
                     200,
-                    f"the service's discovery document (GET /lookup/{self.name}) lists no "
-                    f"updated_at among the sort keys ({exc.expected}): the change feed cannot "
-                    "be read in updated_at order, which the walk needs; this entity's table is "
-                    "not written",
-                    finding="sort_unlisted",
+                    f"the service's discovery document {said}",
+                    finding="sort_unlisted" if exc.argument == "sort" else "filter_unlisted",
+                    request=RequestInfo("GET", f"/api/private/v1/lookup/{self.name}", "private"),
                 ) from None
             except ApiError as exc:  # is it the page size? (the list calls' own rule)
                 if exc.status not in TOO_LARGE:
@@ -301,14 +310,54 @@ class ClientFetch:
                     raise ServiceContractError(
                         exc.status,
                         f"the service refused sort=updated_at:asc ({exc}): the change feed "
-                        "cannot be read in updated_at order, which the walk needs; this "
-                        "entity's table is not written",
+                        "cannot be read in updated_at order, which the walk needs",
                         finding="sort_refused",
                     ) from None
                 if said is None:
                     raise
                 self.refused.append(said)
                 self.size = min(self.size, self.client.private._list_page_size)
+
+    @staticmethod
+    def _unlisted(error: ValidationError, filters: dict[str, Any]) -> str | None:
+        """What the discovery document lacks that the walk's query needs, when ``error`` (the
+        client's check of that query against the document) is of a part the walk builds
+        itself, the ``updated_at:asc`` sort or the ``updated_at >=`` filter: the service's
+        document, not any argument of the user's; None for another argument.
+
+        Examples
+        --------
+        >>> since = {"updated_at": {"gte": "2026-06-30T00:00:00+00:00"}}
+        >>> print(ClientFetch._unlisted(ValidationError("sort", "a sort key among name"), {}))
+        lists no updated_at among the sort keys (a sort key among name): the change feed cannot be read in updated_at order, which the walk needs
+        >>> print(ClientFetch._unlisted(
+        ...     ValidationError("updated_at", "a filter; valid: id, name", got="updated_at"), since))
+        lists no updated_at filter (its filters: id, name): the change feed cannot be read from a checkpoint (updated_at >= 2026-06-30T00:00:00+00:00), which an incremental sync needs
+        >>> print(ClientFetch._unlisted(
+        ...     ValidationError("updated_at", "one of the operators eq", got="gte"), since))
+        lists no gte operator for its updated_at filter (eq): the change feed cannot be read from a checkpoint (updated_at >= 2026-06-30T00:00:00+00:00), which an incremental sync needs
+        """
+        if error.argument == "sort":
+            return (
+                f"lists no updated_at among the sort keys ({error.expected}): the change feed "
+                "cannot be read in updated_at order, which the walk needs"
+            )
+        if error.argument != "updated_at" or "updated_at" not in filters:
+            return None
+        got = getattr(error, "got", None)
+        prefix = "one of the operators "
+        if got == "gte" and error.expected.startswith(prefix):
+            lacks = f"no gte operator for its updated_at filter ({error.expected[len(prefix) :]})"
+        elif got == "updated_at":
+            listed = error.expected.partition("valid: ")[2]
+            lacks = f"no updated_at filter (its filters: {listed or error.expected})"
+        else:  # the filter listed, but typed so that the walk's timestamp is refused
+            lacks = f"an updated_at filter that does not take a timestamp ({error})"
+        since = filters["updated_at"].get("gte")
+        return (
+            f"lists {lacks}: the change feed cannot be read from a checkpoint (updated_at >= "
+            f"{since}), which an incremental sync needs"
+        )
 
 
 def values_noted() -> AbstractContextManager[list[str]]:
@@ -712,7 +761,7 @@ class FeedWalk:
             )
         raise ServiceContractError(
             200,
-            f"{query} {page}, row {at + 1} {said}; this entity's table is not written",
+            f"{query} {page}, row {at + 1} {said}",
             finding=finding,
         )
 

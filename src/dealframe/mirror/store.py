@@ -332,7 +332,8 @@ class StagedRows:
 
     def records(self) -> int:
         """How many records (distinct ids) the rows staged so far hold: each once, however
-        often it was read (what :attr:`distinct` says once closed).
+        often it was read (what :attr:`distinct` says once closed, counted the same way:
+        :func:`~dealframe.mirror.ids.latest_reads` marks one read of each id).
 
         Examples
         --------
@@ -345,7 +346,9 @@ class StagedRows:
         """
         if not self._keys:
             return 0
-        return len(np.unique(np.concatenate(self._keys), axis=0))
+        keys = np.concatenate(self._keys)
+        keep = latest_reads(keys)
+        return len(keys) if keep is None else int(keep.sum())
 
     def close(self) -> list[Part]:
         """The staged files (fsynced); rows never flushed to one stay in ``pending``."""

@@ -43,6 +43,7 @@ from .errors import (
 )
 from .feed import (
     PAGE_SIZE,
+    QUERY_REFUSED,
     ClientFetch,
     FeedWalk,
     Fetch,
@@ -624,11 +625,13 @@ def _stopped(error: DealframeError, walk: FeedWalk, passes: int) -> str:
     the request that failed was one (or the error names none: a page's rows refused); else the
     request it was, such as the discovery document the feed's query is checked against; or,
     for a :class:`~dealframe.errors.ValidationError` (the query refused by the client, as
-    that document reads it, before it was sent), the query that was refused.
+    that document reads it, before it was sent), the query that was refused; and so for a
+    query that document cannot take (no ``updated_at`` sort key or filter listed:
+    :data:`~dealframe.mirror.feed.QUERY_REFUSED`), naming the document.
 
     Examples
     --------
-    >>> from dealframe.errors import RequestInfo, ServerError
+    >>> from dealframe.errors import RequestInfo, ServerError, ServiceContractError
     >>> walk = FeedWalk(lambda since, page: (None, None))
     >>> walk.at_page = 1
     >>> lookup = RequestInfo("GET", "/api/private/v1/lookup/transactions", "private")
@@ -638,16 +641,23 @@ def _stopped(error: DealframeError, walk: FeedWalk, passes: int) -> str:
     stopped at the change feed's page 1 of every record (request 1 of pass 1
     >>> print(_stopped(ValidationError("updated_at", "an investors filter"), walk, 1))
     the change feed's query (page 1 of every record) was refused before any feed request was sent (pass 1
+    >>> print(_stopped(ServiceContractError(200, "no updated_at filter", finding="filter_unlisted",
+    ...                                     request=lookup), walk, 1))
+    the change feed's query (page 1 of every record) was refused before any feed request was sent: the discovery document of transactions (GET /api/private/v1/lookup/transactions) does not take it (pass 1
     """
-    if isinstance(error, ValidationError):  # raised before the request: none was sent
+    request = getattr(error, "request", None)
+    method, path = getattr(request, "method", None), str(getattr(request, "path", ""))
+    refused = getattr(error, "finding", None) in QUERY_REFUSED and method == "GET"
+    if isinstance(error, ValidationError) or refused:  # before the request: none was sent
         sent = (
             "any feed request was sent"
             if passes <= 1 and not walk.requests
             else f"its request ({walk.requests + 1} of the pass) was sent"
         )
+        if refused:
+            name = path.rstrip("/").rsplit("/", 1)[-1]
+            sent += f": the discovery document of {name} ({request}) does not take it"
         return f"the change feed's query ({walk.where()}) was refused before {sent} (pass {passes}"
-    request = getattr(error, "request", None)
-    method, path = getattr(request, "method", None), str(getattr(request, "path", ""))
     if request is None or (method == "POST" and "/lookup/" not in path):
         where = f"at the change feed's {walk.where()} (request {walk.requests + 1}"
         return f"stopped {where} of pass {passes}"
