@@ -12,6 +12,11 @@ were committed. A document that lists no ``updated_at`` sort key was called page
 feed (its error carried no request), and "this entity's table is not written" was said twice.
 Both are now a ``ServiceContractError`` carrying the discovery request, whose note says the
 query was refused before any feed request was sent, and that the table is not written once.
+
+The ``updated_at >=`` filter is sent past the walk's first page too (it reads by cursor), so a
+first sync larger than a page needs it; ``include_deleted`` is sent by every walk, and a
+document that does not list it is the service's fault as well (exit 1, not 2). A page refused
+(no id, no deleted flag) says once, in the note, that the table is not written.
 """
 
 from __future__ import annotations
@@ -22,7 +27,16 @@ from typing import Any
 
 import pytest
 from _cli import run
-from _drift_proxy import FAST, Proxy, edit, fresh_rules, no_hang, proxy  # noqa: F401 - fixtures
+from _drift_proxy import (  # noqa: F401 - fixtures
+    FAST,
+    Action,
+    Proxy,
+    drop_field,
+    edit,
+    fresh_rules,
+    no_hang,
+    proxy,
+)
 
 from dealframe import mirror
 from dealframe.client import Client
@@ -175,3 +189,94 @@ def test_the_cli_exits_1_when_the_document_lists_no_updated_at_filter(
     assert code == 1, err
     assert "SERVICE_CONTRACT" in err and "lists no updated_at filter" in err, err
     assert "this sync committed companies before it stopped at investors" in err, err
+
+
+def _without_filter(name: str) -> Any:
+    def change(doc: Any) -> Any:
+        if isinstance(doc, dict) and isinstance(doc.get("data"), dict):
+            doc["data"]["filters"] = [f for f in doc["data"]["filters"] if f.get("field") != name]
+        return doc
+
+    return change
+
+
+def test_a_first_sync_needs_the_updated_at_filter_past_its_first_page(
+    sandbox: Any, proxy: Proxy, tmp_path: Path
+) -> None:
+    """The walk reads by cursor: its second request sends ``updated_at >=`` the last stamp of
+    the first page, so a first sync larger than a page needs the filter too; the message
+    says so, and names no checkpoint (a first sync has none)."""
+    proxy.add(LOOKUP, edit(_without_filter("updated_at"), "no updated_at"))
+    with (
+        _client(sandbox, proxy) as client,
+        pytest.raises(ServiceContractError) as info,
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore")
+        mirror.sync(client, tmp_path / "m", entities=["investors"], page_size=100)
+    error = info.value
+    assert error.finding == "filter_unlisted"
+    assert error.request is not None
+    assert (error.request.method, error.request.path) == ("GET", "/api/private/v1/lookup/investors")
+    assert proxy.count(FEED) == 1  # the first page was read; the cursor's query was not sent
+    text = str(error)
+    assert "lists no updated_at filter" in text, text
+    assert "which the walk needs past its first page" in text, text
+    assert "an incremental sync from its first request" in text, text
+    assert "which an incremental sync needs" not in text, text
+    assert "from a checkpoint" not in text, text  # a first sync has none
+    assert "was refused before its request (2 of the pass) was sent" in text, text
+    assert text.count("not written") == 1, text
+
+
+def test_a_document_without_the_include_deleted_filter_is_the_services_fault(
+    sandbox: Any, proxy: Proxy, tmp_path: Path
+) -> None:
+    """The walk sends ``include_deleted: true`` itself: a document that does not list it is
+    the service's fault, not an argument of the user's."""
+    proxy.add(LOOKUP, edit(_without_filter("include_deleted"), "no include_deleted"))
+    error = _refused(sandbox, proxy, tmp_path / "m")
+    assert error.finding == "filter_unlisted"
+    text = _assert_refused_before_the_feed(error, proxy)
+    assert "lists no include_deleted filter (its filters: id, name" in text, text
+    assert "invalid include_deleted" not in text, text
+
+
+def test_the_cli_exits_1_when_the_document_lists_no_include_deleted_filter(
+    sandbox: Any, proxy: Proxy, tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    for name, value in {
+        "DEALFRAME_BASE_URL": proxy.url,
+        "DEALFRAME_PUBLIC_TOKEN": sandbox.public_token,
+        "DEALFRAME_PRIVATE_KEY": sandbox.private_key,
+        "DEALFRAME_CACHE": "off",
+    }.items():
+        monkeypatch.setenv(name, value)
+    proxy.add(LOOKUP, edit(_without_filter("include_deleted"), "no include_deleted"))
+    argv = ["mirror", "sync", str(tmp_path / "m"), "--entities", "companies,investors"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code, err = run([*argv, "--no-progress"], capsys)
+    assert code == 1, err
+    assert "SERVICE_CONTRACT" in err and "lists no include_deleted filter" in err, err
+    assert "this sync committed companies before it stopped at investors" in err, err
+
+
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        (drop_field("id", first=1), "have no id"),
+        (drop_field("deleted", first=1), "have no deleted flag"),
+    ],
+    ids=["no-id", "no-deleted"],
+)
+def test_a_page_refused_says_once_that_the_table_is_not_written(
+    sandbox: Any, proxy: Proxy, tmp_path: Path, fault: Action, said: str
+) -> None:
+    """The error says what the page lacks; the note says, once, what became of the table."""
+    proxy.add(FEED, fault)
+    error = _refused(sandbox, proxy, tmp_path / "m")
+    text = str(error)
+    assert said in text, text
+    assert "the investors table is not written (it stays as it was)" in text, text
+    assert text.count("not written") == 1, text

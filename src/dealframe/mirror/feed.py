@@ -96,9 +96,9 @@ _PAGE_ASKED = re.compile(r"\((?:page=\d+|no page \(the first\)) asked, meta\.pag
 
 #: Rows per request: the service's upper bound of ``limit``.
 PAGE_SIZE = 1000
-#: The findings of a feed query the discovery document refuses (its ``updated_at`` sort key or
-#: ``updated_at >=`` filter not listed): raised before any feed request, carrying the
-#: document's request.
+#: The findings of a feed query the discovery document refuses (its ``updated_at`` sort key,
+#: ``updated_at >=`` filter or ``include_deleted`` filter not listed): raised before the feed
+#: request, carrying the document's request.
 QUERY_REFUSED = frozenset({"sort_unlisted", "filter_unlisted"})
 #: How far before the cursor a walk asks on a service that reads ``updated_at`` as ``gt``.
 _MICROSECOND = pd.Timedelta(microseconds=1)
@@ -216,8 +216,7 @@ class ClientFetch:
             200,
             f"the change feed of {self.entity} (POST /api/private/v1/{self.name}, page {page}): "
             f"{int(missing.sum())} of {len(frame)} items have no id (the first is item "
-            f"{first}); a row without an id cannot be merged into the mirror's table, so "
-            f"the {self.entity} table is not written (it stays at its previous version)",
+            f"{first}); a row without an id cannot be merged into the mirror's table",
             finding="missing_identity",
         )
 
@@ -239,8 +238,7 @@ class ClientFetch:
             f"the change feed of {self.entity} (POST /api/private/v1/{self.name}, page {page}): "
             f"{int(missing.sum())} of {len(frame)} items have no deleted flag (absent or null; "
             f"the first ids: {', '.join(map(str, ids))}); a row whose deletion state is unknown "
-            f"cannot be merged into the mirror's table, so the {self.entity} table is not "
-            "written (it stays at its previous version)",
+            "cannot be merged into the mirror's table",
             finding="missing_field",
         )
 
@@ -322,41 +320,59 @@ class ClientFetch:
     def _unlisted(error: ValidationError, filters: dict[str, Any]) -> str | None:
         """What the discovery document lacks that the walk's query needs, when ``error`` (the
         client's check of that query against the document) is of a part the walk builds
-        itself, the ``updated_at:asc`` sort or the ``updated_at >=`` filter: the service's
-        document, not any argument of the user's; None for another argument.
+        itself, the ``updated_at:asc`` sort, the ``updated_at >=`` filter (sent past the walk's
+        first page, and from its first request on an incremental sync) or
+        ``include_deleted``: the service's document, not any argument of the user's; None for
+        another argument.
 
         Examples
         --------
         >>> since = {"updated_at": {"gte": "2026-06-30T00:00:00+00:00"}}
         >>> print(ClientFetch._unlisted(ValidationError("sort", "a sort key among name"), {}))
         lists no updated_at among the sort keys (a sort key among name): the change feed cannot be read in updated_at order, which the walk needs
+        >>> print(ClientFetch._unlisted(ValidationError("sort", "a sort key among "), {}))
+        lists no updated_at among the sort keys (none listed): the change feed cannot be read in updated_at order, which the walk needs
         >>> print(ClientFetch._unlisted(
         ...     ValidationError("updated_at", "a filter; valid: id, name", got="updated_at"), since))
-        lists no updated_at filter (its filters: id, name): the change feed cannot be read from a checkpoint (updated_at >= 2026-06-30T00:00:00+00:00), which an incremental sync needs
+        lists no updated_at filter (its filters: id, name): the change feed cannot be read from a cursor (updated_at >= 2026-06-30T00:00:00+00:00), which the walk needs past its first page, and an incremental sync from its first request
         >>> print(ClientFetch._unlisted(
-        ...     ValidationError("updated_at", "one of the operators eq", got="gte"), since))
-        lists no gte operator for its updated_at filter (eq): the change feed cannot be read from a checkpoint (updated_at >= 2026-06-30T00:00:00+00:00), which an incremental sync needs
+        ...     ValidationError("updated_at", "one of the operators ", got="gte"), since))
+        lists no gte operator for its updated_at filter (none listed): the change feed cannot be read from a cursor (updated_at >= 2026-06-30T00:00:00+00:00), which the walk needs past its first page, and an incremental sync from its first request
+        >>> print(ClientFetch._unlisted(ValidationError(
+        ...     "include_deleted", "a filter; valid: id", got="include_deleted"), {"include_deleted": True}))
+        lists no include_deleted filter (its filters: id): the change feed cannot be read with the records deleted on the service, which the walk needs to flag them in the mirror
         """
         if error.argument == "sort":
+            keys = error.expected.removeprefix("a sort key among ").strip()
+            listed = error.expected if keys else "none listed"
             return (
-                f"lists no updated_at among the sort keys ({error.expected}): the change feed "
-                "cannot be read in updated_at order, which the walk needs"
+                f"lists no updated_at among the sort keys ({listed}): the change feed cannot be "
+                "read in updated_at order, which the walk needs"
             )
-        if error.argument != "updated_at" or "updated_at" not in filters:
+        name = error.argument
+        if name not in ("updated_at", "include_deleted") or name not in filters:
             return None
         got = getattr(error, "got", None)
         prefix = "one of the operators "
-        if got == "gte" and error.expected.startswith(prefix):
-            lacks = f"no gte operator for its updated_at filter ({error.expected[len(prefix) :]})"
-        elif got == "updated_at":
-            listed = error.expected.partition("valid: ")[2]
-            lacks = f"no updated_at filter (its filters: {listed or error.expected})"
-        else:  # the filter listed, but typed so that the walk's timestamp is refused
-            lacks = f"an updated_at filter that does not take a timestamp ({error})"
+        if name == "updated_at" and got == "gte" and error.expected.startswith(prefix):
+            listed = error.expected[len(prefix) :].strip() or "none listed"
+            lacks = f"no gte operator for its updated_at filter ({listed})"
+        elif got == name:
+            listed = error.expected.partition("valid: ")[2].strip()
+            lacks = f"no {name} filter (its filters: {listed or 'none listed'})"
+        else:  # the filter listed, but typed so that the walk's value is refused
+            taken = "a timestamp" if name == "updated_at" else "true"
+            lacks = f"an {name} filter that does not take {taken} ({error})"
+        if name == "include_deleted":
+            return (
+                f"lists {lacks}: the change feed cannot be read with the records deleted on the "
+                "service, which the walk needs to flag them in the mirror"
+            )
         since = filters["updated_at"].get("gte")
         return (
-            f"lists {lacks}: the change feed cannot be read from a checkpoint (updated_at >= "
-            f"{since}), which an incremental sync needs"
+            f"lists {lacks}: the change feed cannot be read from a cursor (updated_at >= "
+            f"{since}), which the walk needs past its first page, and an incremental sync from "
+            "its first request"
         )
 
 

@@ -344,22 +344,23 @@ class StagedRows:
         ...     staged.records()
         2
         """
-        if not self._keys:
-            return 0
-        keys = np.concatenate(self._keys)
+        return self._latest()[2]
+
+    def _latest(self) -> tuple[np.ndarray, np.ndarray | None, int]:
+        """The keys of the rows staged so far, in order; the mask of each id's latest read
+        (None when no id was read twice: every row is); how many records (distinct ids)."""
+        keys = np.concatenate(self._keys) if self._keys else np.empty((0, 2), np.uint64)
         keep = latest_reads(keys)
-        return len(keys) if keep is None else int(keep.sum())
+        return keys, keep, len(keys) if keep is None else int(keep.sum())
 
     def close(self) -> list[Part]:
         """The staged files (fsynced); rows never flushed to one stay in ``pending``."""
         assert self._writer is not None
         self.pending = self._writer.take_buffer()
         parts = self._writer.close()
-        keys = np.concatenate(self._keys) if self._keys else np.empty((0, 2), np.uint64)
+        keys, self._keep, self.distinct = self._latest()
         self._keys, self._index = [keys], None
-        self._keep = latest_reads(keys)
         self.duplicates = self._keep is not None
-        self.distinct = len(keys) if self._keep is None else int(self._keep.sum())
         return parts
 
     def keep_mask(self, start: int, count: int) -> np.ndarray:
