@@ -32,6 +32,7 @@ from _drift_proxy import (  # noqa: F401 - fixtures
     Action,
     Proxy,
     drop_field,
+    drop_rows,
     edit,
     fresh_rules,
     no_hang,
@@ -267,8 +268,9 @@ def test_the_cli_exits_1_when_the_document_lists_no_include_deleted_filter(
     [
         (drop_field("id", first=1), "have no id"),
         (drop_field("deleted", first=1), "have no deleted flag"),
+        (drop_rows(3), "is missing rows"),
     ],
-    ids=["no-id", "no-deleted"],
+    ids=["no-id", "no-deleted", "missing-rows"],
 )
 def test_a_page_refused_says_once_that_the_table_is_not_written(
     sandbox: Any, proxy: Proxy, tmp_path: Path, fault: Action, said: str

@@ -271,9 +271,7 @@ class ClientFetch:
             f"the change feed of {self.entity} (POST /api/private/v1/{self.name}, page {page} "
             f"of {query}) is missing rows: {'; '.join(f['message'] for f in lost)}; asked once "
             f"more: {'; '.join(f['message'] for f in still)}. Which records are missing cannot "
-            f"be told, and a checkpoint moved past them would never read them again, so "
-            f"nothing of {self.entity} is committed (its table and checkpoint stay at their "
-            "previous version)",
+            "be told, and a checkpoint moved past them would never read them again",
             finding=str(still[0]["kind"]),
             details={"findings": still},
         )
