@@ -59,7 +59,7 @@ def test_a_config_files_bad_since_names_no_python_type(tmp_path, since, got):
     said = err.getvalue().strip()
     assert status == 2, said
     assert said.startswith(
-        f"dealframe report: error: {path}: cohort 1 (a): invalid since: expected a date "
+        f'dealframe report: error: {path}: cohort 1 ("a"): invalid since: expected a date '
         f"YYYY-MM-DD, got {got}"
     ), said
     assert PYTHON_TYPES not in said and "pandas" not in said
@@ -78,7 +78,7 @@ def test_an_error_after_start_up_of_a_config_cohort_names_no_python_type():
     """The key of the file (``since (of c.toml)``), in a file's words, as the option is."""
     error = ValidationError("since", f"a date YYYY-MM-DD, {PYTHON_TYPES}", got="x")
     said = _as_given(error, argparse.Namespace(config="c.toml"))
-    assert str(said) == "invalid since (of c.toml): expected a date YYYY-MM-DD, got 'x'"
+    assert str(said) == 'invalid since (of c.toml): expected a date YYYY-MM-DD, got "x"'
     said = _as_given(error, argparse.Namespace(config=None))
     assert str(said) == "invalid --since: expected a date YYYY-MM-DD, got 'x'"
 

@@ -61,7 +61,6 @@ from dealframe.errors import (
     ExtraMissing,
     ValidationError,
     renamed,
-    without_python_types,
 )
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "EXIT_USAGE", "register"]
@@ -137,7 +136,7 @@ def _sandbox_knows(jobs: list[Any], config: Any = None) -> None:
     from dealframe.sandbox.vocab import DEAL_TYPES
 
     from .cohort import not_after_latest, unknown_to_service
-    from .config import ConfigError
+    from .config import cohort_place, in_file_words
 
     latest = AS_OF.date().isoformat()  # the sandbox's today: its aggregate window's end
     for i, job in enumerate(jobs, start=1):
@@ -155,16 +154,12 @@ def _sandbox_knows(jobs: list[Any], config: Any = None) -> None:
             if value not in known
         ]
         for key, value, expected in refused[:1]:
+            error = EnumValueError if key == "deal_type" else ValidationError
             if config is None:
-                option = "--" + key.replace("_", "-")
-                error = EnumValueError if key == "deal_type" else ValidationError
-                raise error(option, expected, got=value)
-            name = f" ({cohort.name})" if cohort.name else ""
-            raise ConfigError(
-                key,
-                f"{os.fspath(config)}: cohort {i}{name}: invalid {key}: expected {expected}, "
-                f"got {value!r}",
-            )
+                raise error("--" + key.replace("_", "-"), expected, got=value)
+            # in the file's words, as its other errors: "cohort 2 (\"b\")", got "Fintec", cut
+            where = cohort_place(os.fspath(config), i, cohort.name)
+            raise in_file_words(error(key, expected, got=value), where)
 
 
 #: The cohort key behind each name a check after start-up may give a bad value: the report's
@@ -185,8 +180,9 @@ _COHORT_KEY = {
 def _as_given(error: Exception, args: argparse.Namespace) -> Exception:
     """``error`` naming where the user gave the value: the option (``--since``, in a shell's
     words: :func:`~dealframe.clitools.in_shell_words`) or, with ``--config``, the key of the
-    file (``since (of nightly.toml)``, no Python type either:
-    :func:`~dealframe.errors.without_python_types`), as the checks made before start-up do.
+    file (``since (of nightly.toml)``, in the file's words: no Python type, text as a TOML
+    string, ``got "Fintec"``: :func:`~.config.in_file_words`), as the checks made before
+    start-up do.
     A value the
     service refuses (a ``--since`` after its latest date, a vertical or deal type it does not
     have) is otherwise named as the client's argument (``since``, ``deal_type[0]``); errors
@@ -203,8 +199,10 @@ def _as_given(error: Exception, args: argparse.Namespace) -> Exception:
     key = _COHORT_KEY.get(error.argument.split("[")[0].rsplit(".", 1)[-1])
     if key is None:
         return error
-    if args.config is not None:
-        return without_python_types(renamed(error, f"{key} (of {os.fspath(args.config)})"))
+    if args.config is not None:  # in the file's words: got "Fintec", no Python type
+        from .config import in_file_words
+
+        return in_file_words(renamed(error, f"{key} (of {os.fspath(args.config)})"))
     return in_shell_words(renamed(error, flag_name(key)), {})
 
 

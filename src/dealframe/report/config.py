@@ -44,9 +44,11 @@ dealframe.report.config.ConfigError: x.toml: invalid cohort: expected an array o
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -62,6 +64,8 @@ __all__ = [
     "CONFIG_KEYS",
     "ConfigError",
     "ReportJob",
+    "cohort_place",
+    "in_file_words",
     "load_config",
     "parse_config",
     "toml_words",
@@ -139,10 +143,54 @@ def _shortened(text: str) -> str:
     return text[:_SHOWN] + "..." if len(text) > _SHOWN else text
 
 
+#: What JSON leaves as it is that a TOML basic string does not take, or no stream can write:
+#: DEL, and a lone surrogate (of a document built in Python; TOML has none).
+_UNSAID = re.compile("[\x7f\ud800-\udfff]")
+
+
 def _toml_string(text: str) -> str:
     """``text`` as a TOML basic string: JSON's escapes are TOML's, and DEL, which JSON
-    leaves as it is and TOML does not take unescaped, is escaped too."""
-    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+    leaves as it is and TOML does not take unescaped, is escaped too, as is a lone
+    surrogate (an escaped code point, ``"\\ud800"``), which a UTF-8 stream cannot write."""
+    text = json.dumps(text, ensure_ascii=False)
+    return _UNSAID.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def cohort_place(source: str, i: int, name: Any) -> str:
+    """Where cohort ``i`` (from 1) of the file ``source`` is, for its errors: with its
+    ``name`` as a TOML basic string, cut after about 80 characters, when it has one.
+
+    Examples
+    --------
+    >>> cohort_place("c.toml", 2, 'We\\n"F"'), cohort_place("c.toml", 1, None)
+    ('c.toml: cohort 2 ("We\\\\n\\\\"F\\\\"")', 'c.toml: cohort 1')
+    """
+    where = f"{source}: cohort {i}"
+    return where + (f" ({_shortened(_toml_string(name))})" if isinstance(name, str) else "")
+
+
+def in_file_words(exc: ValidationError, where: str | None = None) -> ValidationError:
+    """``exc`` of a value of a config file, in a file's words, its class kept: no Python type
+    among what is expected, the text it got as a TOML basic string (``got "Fintec"``, not
+    Python's ``'Fintec'``), cut; with ``where`` (:func:`cohort_place`), a
+    :class:`ConfigError` said there.
+
+    Examples
+    --------
+    >>> str(in_file_words(ValidationError("vertical", "a vertical", got='Fin"tec')))
+    'invalid vertical: expected a vertical, got "Fin\\\\"tec"'
+    >>> str(in_file_words(ValidationError("top", "an integer", got="x"), "c.toml: cohort 1"))
+    'c.toml: cohort 1: invalid top: expected an integer, got "x"'
+    """
+    if where is not None:
+        return _located(exc, where)
+    said = without_python_types(exc)
+    message = _got(said, {})
+    if message == str(said):
+        return said
+    again = copy.copy(said)  # by DealframeError.__reduce__: the class and every attribute
+    again.args = (message,)
+    return again
 
 
 def _toml_kind(value: Any) -> str | None:
@@ -263,10 +311,12 @@ def parse_config(
         Naming the file and the cohort: an unknown key, a bad cohort (a ``since`` that is
         neither text nor a TOML date), no cohort, ``cohort`` not an array of tables, two
         cohorts with one folder, no ``out`` or (without the ``out`` argument) an ``out``
-        that is neither text nor a path. A value is said in TOML's words
-        (:func:`toml_words`: text as a TOML basic string, cut after about 80 characters);
-        one that is no TOML value (a document built in Python: ``numpy.datetime64``) as
-        what it is.
+        that is neither text nor a path, an empty path (``pathlib.Path("")``, which is the
+        current folder, as ``out = ""`` and ``--out ""`` are refused; the text ``"."`` says
+        it). A value is said in TOML's words (:func:`toml_words`: text as a TOML basic
+        string, cut after about 80 characters); one that is no TOML value (a document built
+        in Python: ``numpy.datetime64``) as what it is. A cohort is named by its place and
+        its ``name``, a TOML basic string too (:func:`cohort_place`).
 
     Examples
     --------
@@ -290,6 +340,13 @@ def parse_config(
     if out is None and "out" in document and not _is_folder_path(base):
         raise ConfigError(
             "out", f"{source}: invalid out: expected {OUT_EXPECTED}, got {toml_words(base)}"
+        )
+    if isinstance(base, os.PathLike) and _is_folder_path(base) and not Path(base).parts:
+        raise ConfigError(  # Path("") is Path("."): the current folder, said as nothing
+            "out",
+            f"{source}: invalid out: expected {OUT_EXPECTED}, not an empty path "
+            f'(pathlib.Path("") is the current folder: give "." to mean it), '
+            f"got {toml_words(base)}",
         )
     if not isinstance(base, (str, os.PathLike)) or not str(base).strip():
         raise ConfigError(
@@ -316,8 +373,7 @@ def parse_config(
         where = f"{source}: cohort {i}"
         if not isinstance(entry, Mapping):
             raise ConfigError(source, f"{where}: not a table, got {toml_words(entry)}")
-        name = entry.get("name")
-        named = where + (f" ({_shortened(name)})" if isinstance(name, str) else "")
+        named = cohort_place(source, i, entry.get("name"))
         since = entry.get("since")
         # the client's date filters would take a date-time's day and drop its time unsaid
         if not (since is None or isinstance(since, str) or type(since) is dt.date):
