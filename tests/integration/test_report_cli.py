@@ -233,7 +233,7 @@ def test_a_bad_config_file_is_refused_whole_before_anything_starts(tmp_path, cap
     assert main(["report", "--config", str(config), "--sandbox"]) == EXIT_USAGE
     err = capsys.readouterr().err
     error = _one_error_line(err)  # the sandbox's vocabulary: named like the file's other errors
-    assert f"{config}: cohort 2 (fin): invalid vertical:" in error
+    assert f'{config}: cohort 2 ("fin"): invalid vertical:' in error
     assert "did you mean 'Fintech'" in error and "--vertical" not in error
     assert "starting the embedded sandbox" not in err
 
@@ -250,8 +250,8 @@ def test_a_config_cohorts_since_after_the_sandboxs_data_is_refused_first(
     )
     assert main(["report", "--config", str(config), "--sandbox"]) == EXIT_USAGE
     error = _one_error_line(capsys.readouterr().err)
-    assert f"{config}: cohort 2 (late): invalid since: expected a date not after the " in error
-    assert "(2026-06-30), got '2062-01-01'" in error and "--since" not in error
+    assert f'{config}: cohort 2 ("late"): invalid since: expected a date not after the ' in error
+    assert '(2026-06-30), got "2062-01-01"' in error and "--since" not in error
     assert sandbox_starts == []
 
 

@@ -94,7 +94,7 @@ def test_config_file(tmp_path):
         ),
         (
             {"out": "r", "cohort": [{"name": "x", "region": "Oceania", "metric": "ev"}]},
-            "cohort 1 (x): invalid metric",
+            'cohort 1 ("x"): invalid metric',
         ),
         ({"out": "r", "cohort": ["Oceania"]}, "cohort 1: not a table"),
     ],
