@@ -14,11 +14,17 @@ def pull(
     argv: list[str], base_url: str, key: str, capsys: Any, monkeypatch: Any
 ) -> tuple[int, str]:
     """``dealframe pull ARGV --quiet`` against ``base_url``: (exit status, standard error)."""
+    at_service(monkeypatch, base_url, "p", key)
+    return run(["pull", *argv, "--quiet"], capsys)
+
+
+def at_service(monkeypatch: Any, base_url: str, token: str, key: str) -> None:
+    """Point the commands run in this test at ``base_url`` (a proxy, a sandbox) with these
+    credentials, the HTTP cache off."""
     monkeypatch.setenv("DEALFRAME_BASE_URL", base_url)
-    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", "p")
+    monkeypatch.setenv("DEALFRAME_PUBLIC_TOKEN", token)
     monkeypatch.setenv("DEALFRAME_PRIVATE_KEY", key)
     monkeypatch.setenv("DEALFRAME_CACHE", "off")
-    return run(["pull", *argv, "--quiet"], capsys)
 
 
 def run(argv: list[str], capsys: Any) -> tuple[int, str]:

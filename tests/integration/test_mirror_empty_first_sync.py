@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _cli import at_service
 from _drift_proxy import FAST, Proxy, edit, fresh_rules, no_hang, proxy  # noqa: F401 - fixtures
 
 from dealframe import mirror
@@ -52,13 +53,7 @@ def test_a_full_sync_of_an_empty_feed_commits_version_0_without_a_checkpoint(
     assert status.loc["investors", "version"] == second.version
     assert status.loc["investors", "rows"] == 0
     assert pd.isna(status.loc["investors", "checkpoint"])
-    for name, value in {
-        "DEALFRAME_BASE_URL": proxy.url,
-        "DEALFRAME_PUBLIC_TOKEN": sandbox.public_token,
-        "DEALFRAME_PRIVATE_KEY": sandbox.private_key,
-        "DEALFRAME_CACHE": "off",
-    }.items():
-        monkeypatch.setenv(name, value)
+    at_service(monkeypatch, proxy.url, sandbox.public_token, sandbox.private_key)
     capsys.readouterr()
     assert (
         main(["mirror", "sync", str(tmp_path / "cli"), "--entities", "investors", "--no-progress"])

@@ -20,6 +20,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 import pandas as pd
+from _cli import at_service
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     Proxy,
@@ -222,13 +223,7 @@ def test_the_cli_prints_each_feed_finding_once(via, proxy, tmp_path, capsys, mon
         set_field("ticker_symbol", "X"),
         method="POST",
     )
-    for name, value in {
-        "DEALFRAME_BASE_URL": proxy.url,
-        "DEALFRAME_PUBLIC_TOKEN": sandbox.public_token,
-        "DEALFRAME_PRIVATE_KEY": sandbox.private_key,
-        "DEALFRAME_CACHE": "off",
-    }.items():
-        monkeypatch.setenv(name, value)
+    at_service(monkeypatch, proxy.url, sandbox.public_token, sandbox.private_key)
     capsys.readouterr()
     folder = str(tmp_path / "m")
     status = main(["mirror", "sync", folder, "--no-progress", "--entities", "companies"])

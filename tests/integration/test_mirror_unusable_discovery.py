@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _cli import run
+from _cli import at_service, run
 from _drift_proxy import (  # noqa: F401 - fixtures
     FAST,
     Action,
@@ -173,13 +173,7 @@ def test_the_cli_exits_1_when_the_document_lists_no_updated_at_filter(
 ) -> None:
     """Exit 2 says bad usage and nothing started: neither is so (companies was committed)."""
     path = tmp_path / "m"
-    for name, value in {
-        "DEALFRAME_BASE_URL": proxy.url,
-        "DEALFRAME_PUBLIC_TOKEN": sandbox.public_token,
-        "DEALFRAME_PRIVATE_KEY": sandbox.private_key,
-        "DEALFRAME_CACHE": "off",
-    }.items():
-        monkeypatch.setenv(name, value)
+    at_service(monkeypatch, proxy.url, sandbox.public_token, sandbox.private_key)
     argv = ["mirror", "sync", str(path), "--entities", "companies,investors", "--no-progress"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -246,13 +240,7 @@ def test_a_document_without_the_include_deleted_filter_is_the_services_fault(
 def test_the_cli_exits_1_when_the_document_lists_no_include_deleted_filter(
     sandbox: Any, proxy: Proxy, tmp_path: Path, capsys: Any, monkeypatch: Any
 ) -> None:
-    for name, value in {
-        "DEALFRAME_BASE_URL": proxy.url,
-        "DEALFRAME_PUBLIC_TOKEN": sandbox.public_token,
-        "DEALFRAME_PRIVATE_KEY": sandbox.private_key,
-        "DEALFRAME_CACHE": "off",
-    }.items():
-        monkeypatch.setenv(name, value)
+    at_service(monkeypatch, proxy.url, sandbox.public_token, sandbox.private_key)
     proxy.add(LOOKUP, edit(_without_filter("include_deleted"), "no include_deleted"))
     argv = ["mirror", "sync", str(tmp_path / "m"), "--entities", "companies,investors"]
     with warnings.catch_warnings():
