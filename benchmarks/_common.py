@@ -232,6 +232,12 @@ def benchmark(*figures: str) -> Callable[[Callable], Callable]:
 
 # ---------------------------------------------------------------------------- timing
 
+#: Whether :func:`interleaved` collects the garbage before each sample and ``run.py`` after
+#: each benchmark. ``run.py --smoke`` turns it off: a smoke run's figures are not read, and a
+#: full collection costs up to 0.1 s on a busy 2-core machine (a smoke run made about a
+#: hundred of them).
+COLLECT_GARBAGE = True
+
 
 def best_of(
     fn: Callable[[], Any], repeat: int, *, warmup: int = 0, min_time: float = 0.0
@@ -273,8 +279,8 @@ def interleaved(
     """Best times of ``ours()`` and ``base()`` sampled alternately (ABAB...), so drift in
     the machine's load hits both sides alike.
 
-    Before each sample the garbage is collected and the other side's result is already
-    gone: only ``keep(result)`` (default: the result itself) of the last sample of each side
+    Before each sample the garbage is collected (unless :data:`COLLECT_GARBAGE` is off: a
+    smoke run) and the other side's result is already gone: only ``keep(result)`` (default: the result itself) of the last sample of each side
     is kept, so one side's live objects never slow the other's garbage collector.
 
     ``samples``, when given, receives every timed sample of each side (``"ours"``,
@@ -290,7 +296,8 @@ def interleaved(
     sides = (("ours", ours, keep), ("base", base, keep_base))
     for i in range(warmup + max(1, repeat)):
         for name, fn, reduce in sides:
-            gc.collect()
+            if COLLECT_GARBAGE:
+                gc.collect()
             c0 = time.process_time()
             t0 = time.perf_counter()
             result = fn()
@@ -630,6 +637,12 @@ class Context:
         if key not in self._cache:
             self._cache[key] = make()
         return self._cache[key]
+
+    def samples(self, at_least: int, repeat: int) -> int:
+        """Samples a side of a figure whose best of fewer than ``at_least`` moved run to run:
+        ``max(at_least, repeat)``, except in a smoke run, whose figures only have to be
+        produced (their values are not read): ``repeat`` there."""
+        return repeat if self.mode == "smoke" else max(at_least, repeat)
 
     def drop(self, key: str) -> None:
         self._cache.pop(key, None)

@@ -158,7 +158,8 @@ def bench_bucket_medians(ctx: Context) -> dict[str, Figure]:
     t_ours, ours, t_pd, pdr = interleaved(
         lambda: buckets_ours(deals),
         lambda: buckets_pandas(deals),
-        max(7, ctx.heavy_repeat),  # a pair costs ~0.15 s; the best of two moved ±25% run to run
+        # a pair costs ~0.15 s; the best of two moved ±25% run to run
+        ctx.samples(7, ctx.heavy_repeat),
         warmup=1,
         samples=samples,
     )

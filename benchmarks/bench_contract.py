@@ -90,7 +90,7 @@ def bench_contract_checks(ctx: Context) -> dict[str, Figure]:
         lambda: unchecked_parse(pages),
         # a 5% target needs more samples than a 2x one: at load 3-8 the same function
         # against itself read 0.52-1.48 as a best of 5 a side, 0.66-1.06 as a best of 15
-        max(15, ctx.heavy_repeat),
+        ctx.samples(15, ctx.heavy_repeat),
         warmup=1,
         keep=len,
         keep_base=len,

@@ -214,8 +214,9 @@ def bench_load(ctx: Context) -> dict[str, Figure]:
         for ids in rounds
     ]  # each delta: the rows of that round's ids (newest versions)
     v2 = _write_v2_layout(ctx.tmp / "mirror-load-v2" / "deals", to_arrow(base, "deals"), deltas)
-    new_s, ours = best_of(lambda: mirror.load(path, "deals"), 5, warmup=1)
-    old_s, theirs = best_of(lambda: _v2_load(v2, "deals"), 5, warmup=1)
+    samples = ctx.samples(5, 1)
+    new_s, ours = best_of(lambda: mirror.load(path, "deals"), samples, warmup=1)
+    old_s, theirs = best_of(lambda: _v2_load(v2, "deals"), samples, warmup=1)
     a = ours.sort_values("id", ignore_index=True)
     b = theirs.sort_values("id", ignore_index=True)
     pd.testing.assert_frame_equal(a, b)  # the same rows, values and dtypes

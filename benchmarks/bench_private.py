@@ -327,7 +327,7 @@ def _pull_speedup(ctx: Context, n: int, latency: float) -> Figure:
         t_conc, a, t_seq, b = interleaved(
             lambda: conc.private.deals(limit=n),
             lambda: seq.private.deals(limit=n),
-            max(PULL_SAMPLES, ctx.heavy_repeat),
+            ctx.samples(PULL_SAMPLES, ctx.heavy_repeat),
             keep=lambda f: (f[["id"]].copy(), f.attrs.get("requests")),
         )
     (a, requests), (b, _) = a, b
@@ -404,7 +404,7 @@ def bench_deals_pull_end_to_end(ctx: Context) -> dict[str, Figure]:
         t_ours, ours, t_base, base = interleaved(
             lambda: client.private.deals(limit=n),
             lambda: pull_baseline(sb.url, sb.private_key, n),
-            max(PULL_SAMPLES, ctx.heavy_repeat),
+            ctx.samples(PULL_SAMPLES, ctx.heavy_repeat),
             keep=lambda f: f[_OURS_CHECKED].copy(),
             keep_base=lambda f: f[_BASE_CHECKED].copy(),
         )

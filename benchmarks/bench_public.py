@@ -93,7 +93,7 @@ def _cache_speedup(ctx: Context, skus: list[str], latency: float) -> Figure:
         t_hit, hit, t_miss, miss = interleaved(
             lambda: client.public.current(skus),
             lambda: client.public.current(skus, cache=False),
-            max(7, ctx.repeat),  # samples cost ~0.1 s; a CPU-bound side needs more of them
+            ctx.samples(7, ctx.repeat),  # samples cost ~0.1 s; a CPU-bound side needs more of them
             warmup=1,
         )
         info = client.cache.info()

@@ -29,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _common
 from _common import BENCHMARKS, Benchmark, Context, Figure, machine_info
 
 from dealframe.arguments import expanded_path
@@ -78,7 +79,8 @@ def _run_one(bench: Benchmark, ctx: Context) -> dict[str, dict[str, Any]]:
         record = fig.to_json(name)
         record["benchmark_s"] = round(elapsed, 2)
         out[name] = record
-    gc.collect()
+    if _common.COLLECT_GARBAGE:
+        gc.collect()
     return out
 
 
@@ -90,8 +92,10 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def print_table(figures: dict[str, dict[str, Any]], file: Any = sys.stdout) -> None:
-    """The figures as a fixed-width table (name, value, unit, ratio, target, met)."""
+def print_table(figures: dict[str, dict[str, Any]], file: Any = None) -> None:
+    """The figures as a fixed-width table (name, value, unit, ratio, target, met), to
+    ``file`` (default: ``sys.stdout`` when called, so a redirection of it is followed)."""
+    file = sys.stdout if file is None else file
     rows = [("figure", "value", "ratio", "target", "met", "unit / error")]
     for name, f in figures.items():
         met = f.get("met")
@@ -189,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         except ValidationError as exc:
             parser.error(str(exc))
 
+    _common.COLLECT_GARBAGE = mode != "smoke"
     ctx = Context(mode, args.sandbox)
     machine = machine_info(mode, args.sandbox)
     figures: dict[str, dict[str, Any]] = {}
@@ -201,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             figures.update(_run_one(bench, ctx))
     finally:
         ctx.close()
+        _common.COLLECT_GARBAGE = True
     machine["total_s"] = round(time.perf_counter() - t0, 1)
     print_table(figures)
     print(f"\n{mode} run, {machine['total_s']} s, {machine['cpus']} CPUs ({machine['cpu']})")
