@@ -18,6 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _drift_mirror import direct_mirror as synced_directly
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     assert_same,
@@ -169,12 +170,10 @@ def test_the_sandbox_gets_no_extra_request(via, direct, proxy):
 
 
 @pytest.fixture(scope="module")
-def direct_mirror(direct: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A mirror of deals and companies synced straight from the sandbox, once for the module:
-    the reference the syncs through the proxy are compared with (read only)."""
-    folder = tmp_path_factory.mktemp("direct-mirror")
-    mirror.sync(direct, folder, ["deals", "companies"], progress=False)
-    return folder
+def direct_mirror(sandbox: Any) -> Path:
+    """A mirror of deals and companies synced straight from the sandbox, once for the test
+    process: the reference the syncs through the proxy are compared with (read only)."""
+    return synced_directly(sandbox)
 
 
 def test_mirror_sync_reads_every_row_when_meta_says_nothing_of_what_follows(
