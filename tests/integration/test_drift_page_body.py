@@ -24,6 +24,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _drift_mirror import direct_mirror
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     Action,
     assert_same,
@@ -290,7 +291,7 @@ def test_a_service_counting_from_1_without_meta_page_one_page_short_keeps_its_wa
 
 
 def test_a_service_echoing_meta_page_0_while_counting_from_1_loses_nothing(
-    fresh, direct, proxy, companies_ref, tmp_path
+    fresh, direct, proxy, companies_ref, tmp_path, sandbox
 ):
     """A Go or Java service: ``meta.page`` 0 for a body without ``page``, while it counts from
     1. A call within one page settles nothing (it used to make the client count from 0 for
@@ -321,10 +322,10 @@ def test_a_service_echoing_meta_page_0_while_counting_from_1_loses_nothing(
 
     report = mirror.sync(fresh, tmp_path / "via", ["companies", "deals"], progress=False)
     assert report["companies"].page_from_0 is None and report["deals"].page_from_0 is None
-    mirror.sync(direct, tmp_path / "direct", ["companies", "deals"], progress=False)
+    synced = direct_mirror(sandbox)  # synced straight from the sandbox (shared, read only)
     for entity in ("companies", "deals"):
         got = mirror.load(tmp_path / "via", entity, include_deleted=True)
-        want = mirror.load(tmp_path / "direct", entity, include_deleted=True)
+        want = mirror.load(synced, entity, include_deleted=True)
         assert len(got) > 1000
         assert_same(
             got.sort_values("id", ignore_index=True), want.sort_values("id", ignore_index=True)

@@ -18,6 +18,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _drift_mirror import direct_mirror as synced_directly
 from _drift_proxy import (  # noqa: F401 - fixtures are used by name
     FAST,
     assert_same,
@@ -168,16 +169,22 @@ def test_the_sandbox_gets_no_extra_request(via, direct, proxy):
     assert proxy.pages(DEALS) == [1]
 
 
+@pytest.fixture(scope="module")
+def direct_mirror(sandbox: Any) -> Path:
+    """A mirror of deals and companies synced straight from the sandbox, once for the test
+    process: the reference the syncs through the proxy are compared with (read only)."""
+    return synced_directly(sandbox)
+
+
 def test_mirror_sync_reads_every_row_when_meta_says_nothing_of_what_follows(
-    via, direct, proxy, tmp_path
+    via, direct_mirror, proxy, tmp_path
 ):
     """``mirror.sync`` through a service serving 100 rows a page without total/has_more:
     the same table as a sync straight from the sandbox (it used to stop after 100 rows)."""
     proxy.add(f"^{P}/transactions$", clamp_limit(100), meta_delete("total", "has_more", "limit"))
     mirror.sync(via, tmp_path / "via", ["deals"], progress=False)
-    mirror.sync(direct, tmp_path / "direct", ["deals"], progress=False)
     got = mirror.load(tmp_path / "via", "deals", include_deleted=True)
-    want = mirror.load(tmp_path / "direct", "deals", include_deleted=True)
+    want = mirror.load(direct_mirror, "deals", include_deleted=True)
     assert len(got) > 1000
     assert_same(got.sort_values("id", ignore_index=True), want.sort_values("id", ignore_index=True))
 
@@ -286,7 +293,9 @@ def test_a_list_refusing_limit_above_100_is_read_in_pages_of_100(body, fresh, pr
     assert "page_size_refused" not in again.attrs
 
 
-def test_mirror_sync_reads_in_pages_of_the_bound_a_refusal_states(fresh, direct, proxy, tmp_path):
+def test_mirror_sync_reads_in_pages_of_the_bound_a_refusal_states(
+    fresh, direct_mirror, proxy, tmp_path
+):
     """A service refusing ``limit`` above 100: ``mirror.sync`` with no ``page_size=`` asks
     again at 100, as the list calls do, mirrors every row, says so in its report, and the
     client keeps the size (the next entity is never refused). It used to fail with the 400."""
@@ -294,10 +303,9 @@ def test_mirror_sync_reads_in_pages_of_the_bound_a_refusal_states(fresh, direct,
     for path in (DEALS, COMPANIES):
         proxy.add(path, refuse(400, lambda sent: said, 100, "limit"), method="POST")
     report = mirror.sync(fresh, tmp_path / "via", ["deals", "companies"], progress=False)
-    mirror.sync(direct, tmp_path / "direct", ["deals", "companies"], progress=False)
     for entity in ("deals", "companies"):
         got = mirror.load(tmp_path / "via", entity, include_deleted=True)
-        want = mirror.load(tmp_path / "direct", entity, include_deleted=True)
+        want = mirror.load(direct_mirror, entity, include_deleted=True)
         assert len(got) > 1000
         assert_same(
             got.sort_values("id", ignore_index=True), want.sort_values("id", ignore_index=True)

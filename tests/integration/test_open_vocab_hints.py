@@ -17,6 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from _clock import ListedClock, clock  # noqa: F401 - fixture
 from _drift_proxy import (  # noqa: F401 - fixtures
     Action,
     Exchange,
@@ -175,10 +176,16 @@ def _too_many_requests(ex: Exchange) -> None:
     ex.content = orjson.dumps({"error": {"code": "RATE_LIMITED", "message": "slow down"}})
 
 
-def test_a_hint_refused_with_retry_after_is_left_not_waited_for(sandbox, proxy, carried):
+def test_a_hint_refused_with_retry_after_is_left_not_waited_for(
+    sandbox, proxy, carried, clock: ListedClock
+):
     """A 429 asking to wait 30 s on the hint's page: the empty answer is returned at once,
     without the hint (it used to wait the 30 s and ask again, for a mere warning); the page
-    is asked for again at the next empty answer, and then read."""
+    is asked for again at the next empty answer, and then read.
+
+    The client's gate runs on a manual clock (``clock``): the next call waits out the 30 s
+    the service asked of every private request, as it should, in no time, and the waits
+    made are listed (none before that call)."""
     vertical, _ = carried
     hint = proxy.add(
         COMPANIES,
@@ -200,6 +207,8 @@ def test_a_hint_refused_with_retry_after_is_left_not_waited_for(sandbox, proxy, 
             assert len(client.private.companies(verticals=[vertical.swapcase()])) == 0
         assert hint.used == 1  # asked once, not again after 30 s
         assert client.stats.snapshot()["retries"] == 0
+        assert clock.made == []  # the empty answer waited for nothing
         proxy.clear_rules()
         with pytest.warns(MissingDataWarning, match=rf"filters\.verticals\[0\].*{vertical!r}"):
             assert len(client.private.companies(verticals=[vertical.swapcase()])) == 0
+    assert clock.made == [30.0]  # the next call waited out the 30 s asked, then read the page
