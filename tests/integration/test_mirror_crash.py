@@ -19,6 +19,7 @@ import time
 
 import pandas as pd
 import pytest
+from _mirror_frames import assert_frames_equal
 
 import dealframe.mirror as mirror
 import dealframe.sandbox
@@ -68,7 +69,7 @@ def assert_complete(client: Client, path) -> None:
     for entity in mirror.ENTITIES:
         expected = expected_frame(client, entity)
         got = mirror.load(path, entity, include_deleted=True).sort_values("id", ignore_index=True)
-        pd.testing.assert_frame_equal(got, expected[list(got.columns)])
+        assert_frames_equal(got, expected[list(got.columns)])
         counts = status.loc[entity, ["rows", "deleted"]].tolist()
         assert counts == [len(expected), int(expected["deleted"].sum())]  # unique ids
         versions = mirror.history(path, entity)

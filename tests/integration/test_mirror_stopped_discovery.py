@@ -18,6 +18,7 @@ from dealframe.cli import main
 from dealframe.client import Client
 from dealframe.errors import ServerError
 from dealframe.sandbox.faults import FaultPlan
+from dealframe.transport import retry
 
 FAST: dict[str, Any] = {
     "retries": 1,
@@ -48,11 +49,15 @@ def test_a_failed_discovery_request_is_not_called_a_feed_page(
             "DEALFRAME_PUBLIC_TOKEN": sb.public_token,
             "DEALFRAME_PRIVATE_KEY": sb.private_key,
             "DEALFRAME_CACHE": "off",
-            "DEALFRAME_RETRIES": "0",
         }.items():
             monkeypatch.setenv(name, value)
+        # the command's client retries with the default settings (no variable shortens them):
+        # its backoffs are listed, not waited for
+        slept: list[float] = []
+        monkeypatch.setattr(retry, "sleep", slept.append)
         capsys.readouterr()
         assert main(["mirror", "sync", str(tmp_path / "cli"), "--no-progress"]) == 1
+    assert slept, "the command's client did not retry the failing discovery request"
     err = capsys.readouterr().err
     assert "stopped while reading the discovery document of transactions" in err, err
     assert "change feed's page" not in err, err

@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from _mirror_frames import assert_frames_equal
 
 import dealframe.mirror as mirror
 import dealframe.sandbox
@@ -146,7 +147,7 @@ def _whole_or_named(result: Any, reference: pd.DataFrame) -> str:
     if isinstance(result, pd.DataFrame):
         assert result["id"].is_unique
         assert result["id"].tolist() == reference["id"].tolist()
-        pd.testing.assert_frame_equal(result, reference)
+        assert_frames_equal(result, reference)
         assert result.attrs["rows_received"] == result.attrs["rows_expected"] == len(reference)
         return "whole"
     if isinstance(result, IncompleteResultError):
@@ -195,7 +196,7 @@ def test_2000_skus_of_current_data_through_10_percent_faults(sb, plan, reference
     _report(request, "current_2000_skus", numbers)
     assert isinstance(pulled, pd.DataFrame), pulled
     assert pulled.index.tolist() == skus and pulled.index.is_unique
-    pd.testing.assert_frame_equal(pulled, expected)
+    assert_frames_equal(pulled, expected)
     assert numbers["retries"] >= numbers["faults_injected"] > 0
 
 
@@ -275,7 +276,7 @@ def test_a_100k_row_pull_streams_pages_without_holding_all_json(sb, reference, r
         finally:
             tracemalloc.stop()
         json_bytes = c.stats.snapshot()["bytes_received"] - received_before
-    pd.testing.assert_frame_equal(frame, reference["deals"])
+    assert_frames_equal(frame, reference["deals"])
     frame_bytes = int(frame.memory_usage(deep=True).sum())
     numbers = {
         "rows": len(frame),
