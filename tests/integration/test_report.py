@@ -8,7 +8,9 @@ import base64
 import io
 import json
 import re
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,7 +18,12 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _report_builds import alt_text_only, session_report, undrawn
+
 import dealframe
+import dealframe.report.pages as pages
 import dealframe.sandbox
 from dealframe.analytics import bucket_medians, reconcile
 from dealframe.errors import ValidationError
@@ -40,11 +47,11 @@ def client(sandbox):
 
 
 @pytest.fixture(scope="module")
-def report(client, tmp_path_factory):
-    out = tmp_path_factory.mktemp("report")
-    lines: list[str] = []
-    paths = build_report(client, out, cohort={"region": REGION}, progress=lines.append)
-    return paths, lines
+def report(sandbox):
+    """The cohort's report with every chart drawn, built once per process (the other files
+    that read this cohort's report of the session sandbox share it: _report_builds.py)."""
+    built = session_report(sandbox, {"region": REGION}, charts=True)
+    return built.paths, list(built.lines)
 
 
 @pytest.fixture(scope="module")
@@ -365,9 +372,11 @@ def test_reconciliation_equals_reconcile(report, client, manifest):
     assert rec["match"].all()
 
 
-def test_buckets_left_out_as_suppressed_are_not_reported_as_failures(tmp_path):
+def test_buckets_left_out_as_suppressed_are_not_reported_as_failures(tmp_path, monkeypatch):
     """Under small-n-omitted the service leaves small buckets (and a small headline period) out
     of its aggregates: the appendix counts them as reconcile does, without a count warning."""
+    # its tables and appendix are read: the charts (most of a report's time) are left undrawn
+    monkeypatch.setattr(pages, "_chart", undrawn)
     # a region with headline periods both served and left out (n 0) at scale 0.1
     cohort = {"region": "Southern Europe"}
     with (
@@ -417,7 +426,9 @@ def test_manifest_and_progress(report, manifest):
 # ------------------------------------------------------------------ cohorts
 
 
-def test_since_mid_quarter_labels_the_partial_quarter(client, tmp_path):
+def test_since_mid_quarter_labels_the_partial_quarter(client, tmp_path, monkeypatch):
+    # the charts' alt text is read, not their PNGs: drawn, not rendered
+    monkeypatch.setattr(pages, "_chart", alt_text_only)
     paths = build_report(
         client,
         tmp_path,

@@ -32,13 +32,13 @@ pytest.importorskip("matplotlib")
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import FAST, Proxy, api_error, drop_connection, empty_200, html, no_route
+from _report_builds import alt_text_only, undrawn
 
 import dealframe
 import dealframe.report.pages as pages
 import dealframe.sandbox
 from dealframe.report import build_report
 from dealframe.report.coinvestors import read_co_investors
-from dealframe.report.render import Chart
 from dealframe.sandbox import Changes
 
 P = "^/api/private/v1/investors"
@@ -54,9 +54,10 @@ def built(tmp_path_factory: Any) -> Iterator[dict[str, Any]]:
         ) as client,
     ):
         # read for its top investors only: its charts (most of a report's time) are
-        # not drawn; the report after the change is built whole
+        # not drawn; the report after the change has them drawn (their alt text on the
+        # page, their warnings given), not rendered as PNGs
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(pages, "_chart", lambda draw, *size: Chart(b"", ""))
+            patch.setattr(pages, "_chart", undrawn)
             before = build_report(client, tmp_path_factory.mktemp("before"))
         top = pd.read_parquet(before.parquet["top_investors"])["participant_id"].tolist()
         Changes(sb.state, seed=0).edit("investors", top[:2], lambda r: r.update(deleted=True))
@@ -65,8 +66,9 @@ def built(tmp_path_factory: Any) -> Iterator[dict[str, Any]]:
         proxy.add(f"{P}/{top[2]}/co_investors$", api_error(404, "NOT_FOUND", "Investor not found"))
         proxy.add(f"{P}/{top[3]}/co_investors$", no_route())
         lines: list[str] = []
-        with warnings.catch_warnings(record=True):
+        with warnings.catch_warnings(record=True), pytest.MonkeyPatch.context() as patch:
             warnings.simplefilter("always")
+            patch.setattr(pages, "_chart", alt_text_only)
             paths = build_report(client, tmp_path_factory.mktemp("after"), progress=lines.append)
         gone = "|".join(top[:4])
         yield {

@@ -14,6 +14,7 @@ interval shown): both sides of the rule on one card row each.
 from __future__ import annotations
 
 import html
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +24,20 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-import dealframe
-from dealframe.report import build_report
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _report_builds import session_report
+
 from dealframe.report.headline import CI_LEVEL, SMALL_N
 
 COHORT = {"region": "North America"}
 
 
 @pytest.fixture(scope="module")
-def written(sandbox: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    with dealframe.Client.for_sandbox(sandbox, progress=False) as client:
-        return build_report(
-            client, tmp_path_factory.mktemp("prior-ci"), cohort=COHORT, progress=False
-        )
+def written(sandbox: Any) -> Any:
+    """The cohort's report, one of this process's (_report_builds.py): its headline table and
+    the summary's cards are read, no chart (built without them unless one was built with)."""
+    return session_report(sandbox, COHORT, charts=False).paths
 
 
 def _x(value: float) -> str:

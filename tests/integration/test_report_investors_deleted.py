@@ -6,8 +6,10 @@ module's own, whose two most active investors of the cohort are soft-deleted in 
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -15,12 +17,15 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _report_builds import alt_text_only, undrawn
+
 import dealframe
 import dealframe.report.pages as pages
 import dealframe.sandbox
 from dealframe import MissingDataWarning
 from dealframe.report import build_report
-from dealframe.report.render import Chart
 from dealframe.sandbox import Changes
 
 
@@ -34,17 +39,22 @@ def sb() -> Iterator[Any]:
 def built(sb: Any, tmp_path_factory: Any) -> dict[str, Any]:
     with dealframe.Client.for_sandbox(sb, progress=False) as client:
         # read for its top investors only: its charts (most of a report's time) are
-        # not drawn; the report after the change is built whole
+        # not drawn; the report after the change has them drawn (their warnings given,
+        # their alt text on the page), not rendered as PNGs
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(pages, "_chart", lambda draw, *size: Chart(b"", ""))
+            patch.setattr(pages, "_chart", undrawn)
             before = build_report(client, tmp_path_factory.mktemp("before"))
         top = pd.read_parquet(before.parquet["top_investors"])["participant_id"].tolist()
         gone = top[:2]
         Changes(sb.state, seed=0).edit("investors", gone, lambda r: r.update(deleted=True))
         lines: list[str] = []
         try:
-            with warnings.catch_warnings(record=True) as caught:
+            with (
+                warnings.catch_warnings(record=True) as caught,
+                pytest.MonkeyPatch.context() as patch,
+            ):
                 warnings.simplefilter("always")
+                patch.setattr(pages, "_chart", alt_text_only)
                 after = build_report(
                     client, tmp_path_factory.mktemp("after"), progress=lines.append
                 )

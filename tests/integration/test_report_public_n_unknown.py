@@ -28,8 +28,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import Proxy, api_error, drop_connection, edit, html, recount
 
+import dealframe.report.pages as pages
 import dealframe.sandbox
 from dealframe.cli import main
+from dealframe.transport import retry
 
 V1_SEARCH = "^/api/v1/companies$"
 V1_SERIES = "^/api/v1/companies/time-series$"
@@ -47,6 +49,25 @@ def _no_company(doc: Any) -> Any:
         if isinstance(doc.get("meta"), dict) and key in doc["meta"]:
             doc["meta"][key] = 0
     return doc
+
+
+@pytest.fixture(autouse=True)
+def _no_backoff(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The backoffs between attempts are noted, not waited: a failed pull is retried with the
+    default settings (the CLI's), and these tests are about what the report says once it
+    gives up, not how long it waited (four of them waited about 15 s each)."""
+    slept: list[float] = []
+    monkeypatch.setattr(retry, "sleep", slept.append)
+    return slept
+
+
+@pytest.fixture(autouse=True)
+def _charts_left_undrawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The charts are drawn from the frames already pulled (the group's monthly series, not
+    the v1 pulls behind the n), with no request of their own, and are most of a report's
+    time: these reports leave them undrawn (the headline, the page's text and its appendix,
+    the manifest are written as ever). test_report.py draws a whole report's."""
+    monkeypatch.setattr(pages, "_chart", lambda draw, *size: pages.Chart(b"", ""))
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import html as html_module
 import re
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,9 +30,13 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+sys.path.insert(0, str(Path(__file__).parent))
+
 from _drift_proxy import FAST, Proxy, edit
+from _report_builds import session_report, undrawn
 
 import dealframe
+import dealframe.report.pages as pages
 import dealframe.sandbox
 from dealframe import MissingDataWarning
 from dealframe.errors import ValidationError
@@ -55,13 +61,16 @@ def _summary(report: Any) -> str:
 
 @pytest.fixture(scope="module")
 def no_deals(client: Any, tmp_path_factory: Any) -> Any:
-    """A cohort with no deal (no public listing in Oceania) and no public median."""
-    return build_report(
-        client,
-        tmp_path_factory.mktemp("none"),
-        cohort={"region": "Oceania", "deal_type": ["Public listing"]},
-        progress=False,
-    )
+    """A cohort with no deal (no public listing in Oceania) and no public median. Its tables
+    and the summary's text are read: the charts (most of a report's time) are left undrawn."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pages, "_chart", undrawn)
+        return build_report(
+            client,
+            tmp_path_factory.mktemp("none"),
+            cohort={"region": "Oceania", "deal_type": ["Public listing"]},
+            progress=False,
+        )
 
 
 def test_a_cohort_without_deals_says_nothing_of_amounts(no_deals: Any) -> None:
@@ -88,7 +97,10 @@ def _null_medians(doc: Any) -> Any:
     return doc
 
 
-def test_the_public_card_gives_the_reason_of_its_na(sandbox: Any, tmp_path: Any) -> None:
+def test_the_public_card_gives_the_reason_of_its_na(
+    sandbox: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pages, "_chart", undrawn)  # the headline and summary are read
     with (
         Proxy(sandbox.url) as proxy,
         dealframe.Client(
@@ -106,8 +118,9 @@ def test_the_public_card_gives_the_reason_of_its_na(sandbox: Any, tmp_path: Any)
     assert latest["note"] and latest["note"] in summary
 
 
-def test_a_public_card_with_a_value_names_its_month(client: Any, tmp_path: Any) -> None:
-    report = build_report(client, tmp_path, cohort={"region": "Oceania"}, progress=False)
+def test_a_public_card_with_a_value_names_its_month(sandbox: Any) -> None:
+    # the headline and summary are read: one of this process's reports (_report_builds.py)
+    report = session_report(sandbox, {"region": "Oceania"}, charts=False).paths
     latest = pd.read_parquet(report.parquet["headline"]).query("period == 'latest month'")
     assert np.isfinite(latest["value"].iloc[0])
     assert f"monthly series, {latest['start'].iloc[0]}" in _summary(report)
@@ -205,11 +218,14 @@ def test_partial_buckets_refuses_what_it_cannot_read(months: pd.DataFrame, chang
 
 @pytest.fixture(scope="module")
 def mid_quarter(tmp_path_factory: Any) -> Iterator[Any]:
-    """A report of a service whose date is inside a quarter (its last quarter partial)."""
+    """A report of a service whose date is inside a quarter (its last quarter partial). Its
+    tables, CSV files and appendix are read: the charts are left undrawn."""
     with (
         dealframe.sandbox.run(scale=0.05, as_of=AS_OF) as served,
         dealframe.Client.for_sandbox(served, progress=False) as c,
+        pytest.MonkeyPatch.context() as patch,
     ):
+        patch.setattr(pages, "_chart", undrawn)
         yield build_report(c, tmp_path_factory.mktemp("asof"), progress=False)
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import html as html_text
 import re
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,8 +22,9 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-import dealframe
-from dealframe.report import build_report
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _report_builds import session_report
 
 #: Cohorts of the scale-0.1 sandbox: North America and Edtech have a public median of the last
 #: twelve months; South Asia has 3 listed companies with one, under the threshold of 5.
@@ -29,19 +32,14 @@ COHORTS = ({"region": "North America"}, {"vertical": "Edtech"}, {"region": "Sout
 
 
 @pytest.fixture(scope="module")
-def client(sandbox: Any) -> Any:
-    with dealframe.Client.for_sandbox(sandbox, progress=False) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def reports(client: Any, tmp_path_factory: Any) -> dict[str, tuple[str, pd.DataFrame]]:
+def reports(sandbox: Any) -> dict[str, tuple[str, pd.DataFrame]]:
     """Per cohort: the Summary's visible text and the section's rows of EV/Revenue, last 12
-    months (index ``group``)."""
+    months (index ``group``). The summary's text and the section's table are read, no chart:
+    each report is one of this process's (_report_builds.py), with or without its charts."""
     out: dict[str, tuple[str, pd.DataFrame]] = {}
     for cohort in COHORTS:
         name = next(iter(cohort.values()))
-        paths = build_report(client, tmp_path_factory.mktemp("report"), cohort=cohort)
+        paths = session_report(sandbox, cohort, charts=False).paths
         page = paths.html.read_text(encoding="utf-8")
         summary = re.search(r'<section id="summary"[^>]*>(.*?)</section>', page, re.DOTALL)
         assert summary is not None
