@@ -280,8 +280,9 @@ def interleaved(
     the machine's load hits both sides alike.
 
     Before each sample the garbage is collected (unless :data:`COLLECT_GARBAGE` is off: a
-    smoke run) and the other side's result is already gone: only ``keep(result)`` (default: the result itself) of the last sample of each side
-    is kept, so one side's live objects never slow the other's garbage collector.
+    smoke run) and the other side's result is already gone: only ``keep(result)`` (default:
+    the result itself) of the last sample of each side is kept, so one side's live objects
+    never slow the other's garbage collector.
 
     ``samples``, when given, receives every timed sample of each side (``"ours"``,
     ``"base"``: lists of ``(wall, cpu)`` seconds, ``cpu`` being the CPU time of every thread

@@ -193,12 +193,12 @@ def main(argv: list[str] | None = None) -> int:
         except ValidationError as exc:
             parser.error(str(exc))
 
-    _common.COLLECT_GARBAGE = mode != "smoke"
     ctx = Context(mode, args.sandbox)
     machine = machine_info(mode, args.sandbox)
     figures: dict[str, dict[str, Any]] = {}
     t0 = time.perf_counter()
     try:
+        _common.COLLECT_GARBAGE = mode != "smoke"  # restored below, whatever happens
         for bench in chosen:
             print(
                 f"[{time.perf_counter() - t0:6.1f}s] {bench.name} ...", file=sys.stderr, flush=True
