@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 import dealframe
+from dealframe.cli import main
 from dealframe.doctor import ADAPTED, BREAKS, HOLDS
 from dealframe.sandbox import PROFILES, run
 
@@ -124,12 +124,28 @@ def test_a_service_counting_from_0_with_more_than_a_page_is_not_taken_for_a_page
     assert page.verdict == ADAPTED and "pages count from 0" in page.observed
 
 
-def _doctor_cli(sb: Any, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+@dataclass(frozen=True)
+class Done:
+    """What a run of the command gave: its exit status and its two outputs."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _doctor_cli(
+    sb: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
+) -> Done:
+    """``dealframe doctor`` run in this process (as ``main`` runs it; a child process, which
+    test_doctor.py starts, would spend its time importing), its settings on the command line
+    only: no DEALFRAME_* variable and no home folder."""
+    for key in [k for k in os.environ if k.startswith("DEALFRAME_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", "/nonexistent")
+    monkeypatch.delenv("COLUMNS", raising=False)
+    capsys.readouterr()
+    status = main(
         [
-            sys.executable,
-            "-m",
-            "dealframe",
             "doctor",
             "--base-url",
             sb.url,
@@ -138,14 +154,10 @@ def _doctor_cli(sb: Any, *args: str) -> subprocess.CompletedProcess[str]:
             "--private-key",
             sb.private_key,
             *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        # no DEALFRAME_* variable; PYTHONPATH kept, so the child runs the code under test
-        env={"PATH": "", "HOME": "/nonexistent"}
-        | {k: v for k, v in os.environ.items() if k == "PYTHONPATH"},
+        ]
     )
+    out = capsys.readouterr()
+    return Done(status, out.out, out.err)
 
 
 @pytest.fixture(scope="module")
@@ -154,8 +166,10 @@ def broken() -> Any:
         yield sb
 
 
-def test_broken_exits_1_and_names_what_broke(broken: Any) -> None:
-    done = _doctor_cli(broken)
+def test_broken_exits_1_and_names_what_broke(
+    broken: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done = _doctor_cli(broken, capsys, monkeypatch)
     assert done.returncode == 1, done.stderr
     rows = {line.split()[0]: line for line in done.stdout.splitlines()[3:-1] if line.strip()}
     breaking = {name for name, line in rows.items() if line.rstrip().endswith(BREAKS)}
@@ -166,8 +180,10 @@ def test_broken_exits_1_and_names_what_broke(broken: Any) -> None:
         assert secret not in done.stdout + done.stderr
 
 
-def test_broken_in_json_names_each_break_with_what_was_seen(broken: Any) -> None:
-    done = _doctor_cli(broken, "--json")
+def test_broken_in_json_names_each_break_with_what_was_seen(
+    broken: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    done = _doctor_cli(broken, capsys, monkeypatch, "--json")
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout)
     assert report["ok"] is False
