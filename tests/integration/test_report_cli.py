@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,10 @@ pytest.importorskip("matplotlib")
 import dealframe.report.pages as pages
 from dealframe.cli import main
 from dealframe.report.cli import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _report_builds import undrawn
 
 REGION = "North America"
 
@@ -126,7 +131,7 @@ def test_cohort_options_build_the_report(sandbox, tmp_path, capsys, monkeypatch)
     _use_env(monkeypatch, _service_env(sandbox))
     # what is asked of the options is the report they choose (its manifest, its stage lines):
     # its charts (drawn from the frames pulled, most of a report's time) are left undrawn
-    monkeypatch.setattr(pages, "_chart", lambda draw, *size: pages.Chart(b"", ""))
+    monkeypatch.setattr(pages, "_chart", undrawn)
     out = tmp_path / "na"
     code = main(
         [
@@ -188,7 +193,7 @@ vertical = "Fintek"
     # what is asked of the file is its cohorts' reports, each written where it says, and the
     # failed one said: their charts (drawn from the frames pulled, most of a report's time) are
     # left undrawn; test_report.py and test_report_threshold.py draw these cohorts' and metric's
-    monkeypatch.setattr(pages, "_chart", lambda draw, *size: pages.Chart(b"", ""))
+    monkeypatch.setattr(pages, "_chart", undrawn)
     code = main(["report", "--config", str(config), "--quiet"])
     captured = capsys.readouterr()
     assert code == EXIT_PARTIAL, captured.err
@@ -262,7 +267,7 @@ def test_unwritable_out_and_missing_service_are_usage_errors(tmp_path, capsys, m
 
 def test_a_service_error_fails_in_one_line_with_status_1(sandbox, tmp_path, capsys, monkeypatch):
     # in-process, as the other runs of main() here: the exit status is main()'s (the entry
-    # point's own status passing runs from a shell in test_a_missing_extra_is_named)
+    # point's own status passing is tested in test_cli_exit_status.py)
     _use_env(
         monkeypatch,
         _env(

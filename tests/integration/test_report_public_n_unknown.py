@@ -27,6 +27,7 @@ pytest.importorskip("matplotlib")
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import Proxy, api_error, drop_connection, edit, html, recount
+from _report_builds import undrawn
 
 import dealframe.report.pages as pages
 import dealframe.sandbox
@@ -67,7 +68,7 @@ def _charts_left_undrawn(monkeypatch: pytest.MonkeyPatch) -> None:
     the v1 pulls behind the n), with no request of their own, and are most of a report's
     time: these reports leave them undrawn (the headline, the page's text and its appendix,
     the manifest are written as ever). test_report.py draws a whole report's."""
-    monkeypatch.setattr(pages, "_chart", lambda draw, *size: pages.Chart(b"", ""))
+    monkeypatch.setattr(pages, "_chart", undrawn)
 
 
 @pytest.fixture(scope="module")

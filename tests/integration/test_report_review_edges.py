@@ -33,7 +33,7 @@ pytest.importorskip("matplotlib")
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _drift_proxy import FAST, Proxy, edit
-from _report_builds import session_report, undrawn
+from _report_builds import alt_text_only, session_report
 
 import dealframe
 import dealframe.report.pages as pages
@@ -62,9 +62,10 @@ def _summary(report: Any) -> str:
 @pytest.fixture(scope="module")
 def no_deals(client: Any, tmp_path_factory: Any) -> Any:
     """A cohort with no deal (no public listing in Oceania) and no public median. Its tables
-    and the summary's text are read: the charts (most of a report's time) are left undrawn."""
+    and the summary's text are read; its charts are drawn (a chart must cope with a cohort
+    without deals) for their alt text, without rendering the PNG."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pages, "_chart", undrawn)
+        patch.setattr(pages, "_chart", alt_text_only)
         return build_report(
             client,
             tmp_path_factory.mktemp("none"),
@@ -100,7 +101,8 @@ def _null_medians(doc: Any) -> Any:
 def test_the_public_card_gives_the_reason_of_its_na(
     sandbox: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pages, "_chart", undrawn)  # the headline and summary are read
+    # the headline and summary are read; the charts are drawn (of medians all null), no PNG
+    monkeypatch.setattr(pages, "_chart", alt_text_only)
     with (
         Proxy(sandbox.url) as proxy,
         dealframe.Client(
@@ -219,13 +221,14 @@ def test_partial_buckets_refuses_what_it_cannot_read(months: pd.DataFrame, chang
 @pytest.fixture(scope="module")
 def mid_quarter(tmp_path_factory: Any) -> Iterator[Any]:
     """A report of a service whose date is inside a quarter (its last quarter partial). Its
-    tables, CSV files and appendix are read: the charts are left undrawn."""
+    tables, CSV files and appendix are read; its charts are drawn (a partial last quarter)
+    for their alt text, without rendering the PNG."""
     with (
         dealframe.sandbox.run(scale=0.05, as_of=AS_OF) as served,
         dealframe.Client.for_sandbox(served, progress=False) as c,
         pytest.MonkeyPatch.context() as patch,
     ):
-        patch.setattr(pages, "_chart", undrawn)
+        patch.setattr(pages, "_chart", alt_text_only)
         yield build_report(c, tmp_path_factory.mktemp("asof"), progress=False)
 
 
