@@ -84,3 +84,35 @@ def test_the_labels_fitted_together_stay_inside_the_figure(size, name):
     for label in (ax._left_title, ax.xaxis.label):
         box = label.get_window_extent(renderer)
         assert edge.x0 <= box.x0 and box.x1 <= edge.x1, label.get_text()
+
+
+def test_placing_the_title_measures_no_name_again():
+    """matplotlib places a title of its own over decorations at the top of the Axes, and
+    measures every tick label at each layout and draw to find an offset text over the y
+    axis: a comps chart has names there, so its title is set where that would leave it."""
+    fig, ax = figure(7.0, 6.1)
+    comps_multiples(_current(30), top=20, ax=ax)
+    name = ax.yaxis.get_major_ticks()[0].label1
+    measure = name.get_window_extent
+    made: list[int] = []
+
+    def counted(*args, **kwargs):
+        made.append(1)
+        return measure(*args, **kwargs)
+
+    name.get_window_extent = counted  # this name only
+    lay_out(fig)
+    renderer = fig.canvas.get_renderer()
+    # where matplotlib leaves a title over Axes with nothing at their top: its baseline the
+    # pad (the room of the median's legend) over them
+    baseline = (
+        ax._left_title.get_window_extent(renderer).y0
+        + renderer.get_text_width_height_descent(
+            "p", ax._left_title.get_fontproperties(), ismath=False
+        )[2]
+    )
+    assert abs(baseline - ax.get_window_extent(renderer).y1 - 18.0 * fig.dpi / 72.0) < 1.0
+    titled, made[:] = len(made), []
+    ax.set_title("", loc="left")  # no title: nothing to place
+    lay_out(fig)
+    assert titled == len(made) > 0
