@@ -272,8 +272,8 @@ def fitting_texts(
     >>> fitting_texts([(ax.set_title("a title much too long for this chart", loc="left"),
     ...                 ["a title much too long for this chart", "a short title"]),
     ...                (ax.set_xlabel("a label"), ["a label"]),
-    ...                (ax.set_ylabel("a y label much too long"), ["a y label much too long",
-    ...                                                           "a y label"], "y")])
+    ...                (ax.set_ylabel("a y label too long for this chart"),
+    ...                 ["a y label too long for this chart", "a y label"], "y")])
     ['a short title', 'a label', 'a y label']
     """
     if not fits:
