@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import threading
 import weakref
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -19,6 +19,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure, SubFigure
+from matplotlib.text import Text
 
 from dealframe.arguments import checked_keywords, integer_in, positive_number
 from dealframe.errors import ValidationError
@@ -224,10 +225,11 @@ def finish(
     ax: Axes,
     title: str | tuple[str, ...],
     xlabel: str | tuple[str, ...],
-    ylabel: str,
+    ylabel: str | tuple[str, ...],
     alt: str,
     grid: Literal["x", "y", "both"] = "y",
     title_pad: float = 6.0,
+    named_y: bool = False,
 ) -> Axes:
     """Title, axis labels, house style and alt text: the last step of every chart.
 
@@ -235,15 +237,29 @@ def finish(
     more and more) is the first that the figure's width holds, where the layout puts it
     (:func:`~dealframe.plot.labels.fitting_texts`): a fixed length fits one size only. When
     none fits (one text given included), the last is wrapped, and moved left if need be, so
-    that it stays inside the figure.
+    that it stays inside the figure. A ``ylabel`` given as several texts is the first that
+    the figure's height holds (:func:`~dealframe.plot.labels.fitting_ylabel`); one text is
+    set as it is. All are fitted in one layout of the figure: a layout measures every text
+    of the figure, a tick label and a label over a bar each.
+
+    ``named_y`` is for a chart whose y axis is names (no offset text such as "1e6" over it)
+    and whose x axis is at the bottom: its title is set at the top of the Axes, where
+    matplotlib's automatic placement leaves it on such a chart, and matplotlib then no longer
+    measures every tick label again at each layout and draw to place it.
     """
     _style(ax, grid)
     titles = (title,) if isinstance(title, str) else title
     xlabels = (xlabel,) if isinstance(xlabel, str) else xlabel
-    shown = ax.set_title(titles[0], loc="left", fontsize=11, pad=title_pad)
+    shown = ax.set_title(
+        titles[0], loc="left", fontsize=11, pad=title_pad, y=1.0 if named_y else None
+    )
     ax.set_xlabel(xlabels[0])
-    ax.set_ylabel(ylabel)
-    fitting_texts([(shown, titles), (ax.xaxis.label, xlabels)])
+    ax.set_ylabel(ylabel if isinstance(ylabel, str) else ylabel[0])
+    fits: list[tuple[Text, Sequence[str], Literal["x", "y"]]]
+    fits = [(shown, titles, "x"), (ax.xaxis.label, xlabels, "x")]
+    if not isinstance(ylabel, str):
+        fits.append((ax.yaxis.label, ylabel, "y"))
+    fitting_texts(fits)
     set_alt(ax, alt)
     return ax
 
@@ -252,7 +268,7 @@ def empty(
     ax: Axes,
     title: str | tuple[str, ...],
     xlabel: str | tuple[str, ...],
-    ylabel: str,
+    ylabel: str | tuple[str, ...],
     why: str = "no data",
 ) -> Axes:
     """A chart with nothing to draw: its title and labels (as :func:`finish` takes them), and

@@ -26,7 +26,7 @@ from ._base import (
     finish,
     frame_with,
 )
-from .labels import fitting_ylabel, fitting_yticks, place_labels, short_name
+from .labels import fitting_yticks, place_labels, short_name
 from .shaping import MULTIPLE_BOUNDS, meaningful, multiple_status, numbers
 
 __all__ = ["FIELD_LABELS", "comps_multiples", "group_history", "growth_vs_multiple"]
@@ -172,11 +172,9 @@ def comps_multiples(
     short = _short(column)
     title = f"{short}, {len(shown):,} largest of {counted(len(current), 'company')}"
     ax = axes_for(ax, 7.0, 0.24 * max(len(shown), 4) + 1.3)
-    xlabel, ylabel = _axis(column), _COMPANY_LABELS[0]
+    xlabel = _axis(column)
     if not len(shown):
-        empty(ax, title, xlabel, ylabel)
-        fitting_ylabel(ax, _COMPANY_LABELS)
-        return ax
+        return empty(ax, title, xlabel, _COMPANY_LABELS)
     key = cast(str, column)  # any label: the NM rule reads it as pandas does
     status = multiple_status(shown, key, bound).to_numpy()
     values = meaningful(shown, key, bound).to_numpy(dtype=float)
@@ -238,11 +236,20 @@ def comps_multiples(
         + f" {counts['NM']:,} shown as NM (negative denominator{above}), "
         f"{counts['n/a']:,} as n/a (no value)."
     )
-    finish(
-        ax, title, xlabel, ylabel, alt, grid="x", title_pad=_LEGEND_PAD if ax.get_legend() else 6.0
+    # a layout of a chart of many bars measures each name and value, seconds for a thousand:
+    # the y label is fitted in the layout of the title and x label, and the title is set
+    # where matplotlib would place it (over names, no offset text), so that no layout or
+    # draw measures the names again to place it
+    return finish(
+        ax,
+        title,
+        xlabel,
+        _COMPANY_LABELS,
+        alt,
+        grid="x",
+        title_pad=_LEGEND_PAD if ax.get_legend() else 6.0,
+        named_y=True,
     )
-    fitting_ylabel(ax, _COMPANY_LABELS)
-    return ax
 
 
 @checked_keywords

@@ -242,18 +242,28 @@ def fitting_text(label: Text, texts: Sequence[str], along: Literal["x", "y"] = "
 
 
 def fitting_texts(
-    fits: Sequence[tuple[Text, Sequence[str]]], along: Literal["x", "y"] = "x"
+    fits: Sequence[tuple[Text, Sequence[str]] | tuple[Text, Sequence[str], Literal["x", "y"]]],
+    along: Literal["x", "y"] = "x",
 ) -> list[str]:
-    """:func:`fitting_text` of several texts of one figure (a title and an x label), laid out
-    once: returns the text set on each label.
+    """:func:`fitting_text` of several texts of one figure (a title, an x label, a y label),
+    laid out once: returns the text set on each label.
 
-    The figure is drawn once, with each label's first text, and every text is measured in
+    Each fit is ``(label, texts)``, fitted along ``along``, or ``(label, texts, along)`` of
+    its own (a y label is fitted along ``"y"``, as :func:`fitting_ylabel` does).
+
+    The figure is laid out once, with each label's first text, and every text is measured in
     that layout: the layout counts a title or an axis label at its middle only, so a text of
     another width moves no Axes while its middle stays over its Axes, as it does but for a
     title wider than its Axes. When the middle of a title's first or chosen text is past its
-    Axes, the figure is drawn again with the texts chosen and a text that runs past the
-    figure there is chosen again (three layouts at most). Lines added or taken away only
-    move the Axes up or down: the next layout (a draw, a save) makes room for them.
+    Axes, the figure is laid out again with the texts chosen and a text that runs past the
+    figure there is chosen again (three layouts at most). Lines added or taken away move the
+    Axes across the text only (a title's lines move them down): the next layout (a draw, a
+    save) makes room for them, save when a text is fitted the other way (a y label, centred
+    on the Axes), which is then chosen again in a layout made with those lines.
+
+    A layout measures every text of the figure (each tick label, each label over a bar):
+    fitting the texts of a chart together costs one layout where fitting them one after
+    another costs one each.
 
     Examples
     --------
@@ -261,44 +271,58 @@ def fitting_texts(
     >>> _, ax = figure(2.5, 2)
     >>> fitting_texts([(ax.set_title("a title much too long for this chart", loc="left"),
     ...                 ["a title much too long for this chart", "a short title"]),
-    ...                (ax.set_xlabel("a label"), ["a label"])])
-    ['a short title', 'a label']
+    ...                (ax.set_xlabel("a label"), ["a label"]),
+    ...                (ax.set_ylabel("a y label too long for this chart"),
+    ...                 ["a y label too long for this chart", "a y label"], "y")])
+    ['a short title', 'a label', 'a y label']
     """
     if not fits:
         return []
-    for _, texts in fits:
+    labels = [fit[0] for fit in fits]
+    choices = [fit[1] for fit in fits]
+    ways = [fit[2] if len(fit) > 2 else along for fit in fits]
+    for texts in choices:
         if not texts:
             raise ValidationError("texts", "one text or more", got=texts)
-    figures = {id(_figure_of(label)): _figure_of(label) for label, _ in fits}
-    places = [label.get_position() for label, _ in fits]
+    figures = {id(_figure_of(label)): _figure_of(label) for label in labels}
+    places = [label.get_position() for label in labels]
     # a text wider than its whole figure stays inside it nowhere: the first layout is made
     # with the first text that may fit (a layout made with a text that cannot collapses
     # the Axes, and matplotlib warns that it was not applied)
-    chosen = [_first_narrow(label, texts, along) for label, texts in fits]
-    for (label, _), text in zip(fits, chosen, strict=True):
+    chosen = [_first_narrow(label, texts, way) for label, texts, way in zip(labels, choices, ways)]
+    for label, text in zip(labels, chosen, strict=True):
         label.set_text(text)
     for fig in figures.values():
         lay_out(fig)  # one layout, made with each label's first text
     redo = list(range(len(fits)))  # the labels to choose a text for
     for _ in range(3):
+        laid = list(chosen)  # the texts of the layout made
         moves = False  # whether a text chosen may move an Axes sideways
         for i in redo:
-            label, texts = fits[i]
+            label, texts, way = labels[i], choices[i], ways[i]
             fig = _figure_of(label)
             renderer = _renderer(fig)
             label.set_position(places[i])
-            moves |= _past_axes(label, renderer, along)
-            found = next((t for t in texts if _inside(label, t, renderer, fig.bbox, along)), None)
+            moves |= _past_axes(label, renderer, way)
+            found = next((t for t in texts if _inside(label, t, renderer, fig.bbox, way)), None)
             if found is None:
-                found = _last_resort(label, texts[-1], renderer, fig, along)
+                found = _last_resort(label, texts[-1], renderer, fig, way)
             label.set_text(found)
-            moves |= found != chosen[i] and _past_axes(label, renderer, along)
+            moves |= found != chosen[i] and _past_axes(label, renderer, way)
             chosen[i] = found
-        if not moves:
+        # lines added or taken away move the Axes along the other direction: a text fitted
+        # that way is chosen again in the layout made with them
+        lined = {ways[i] for i in redo if chosen[i].count("\n") != laid[i].count("\n")}
+        crossed = {i for i, way in enumerate(ways) if lined - {way}}
+        if not moves and not crossed:
             break
         for fig in figures.values():
             lay_out(fig)  # the layout made with the texts chosen
-        redo = [i for i, (label, _) in enumerate(fits) if not _stays(label, chosen[i], along)]
+        redo = [
+            i
+            for i, label in enumerate(labels)
+            if i in crossed or not _stays(label, chosen[i], ways[i])
+        ]
         if not redo:
             break
     return chosen
