@@ -229,7 +229,6 @@ def finish(
     alt: str,
     grid: Literal["x", "y", "both"] = "y",
     title_pad: float = 6.0,
-    named_y: bool = False,
 ) -> Axes:
     """Title, axis labels, house style and alt text: the last step of every chart.
 
@@ -241,18 +240,11 @@ def finish(
     the figure's height holds (:func:`~dealframe.plot.labels.fitting_ylabel`); one text is
     set as it is. All are fitted in one layout of the figure: a layout measures every text
     of the figure, a tick label and a label over a bar each.
-
-    ``named_y`` is for a chart whose y axis is names (no offset text such as "1e6" over it)
-    and whose x axis is at the bottom: its title is set at the top of the Axes, where
-    matplotlib's automatic placement leaves it on such a chart, and matplotlib then no longer
-    measures every tick label again at each layout and draw to place it.
     """
     _style(ax, grid)
     titles = (title,) if isinstance(title, str) else title
     xlabels = (xlabel,) if isinstance(xlabel, str) else xlabel
-    shown = ax.set_title(
-        titles[0], loc="left", fontsize=11, pad=title_pad, y=1.0 if named_y else None
-    )
+    shown = ax.set_title(titles[0], loc="left", fontsize=11, pad=title_pad)
     ax.set_xlabel(xlabels[0])
     ax.set_ylabel(ylabel if isinstance(ylabel, str) else ylabel[0])
     fits: list[tuple[Text, Sequence[str], Literal["x", "y"]]]

@@ -236,10 +236,8 @@ def comps_multiples(
         + f" {counts['NM']:,} shown as NM (negative denominator{above}), "
         f"{counts['n/a']:,} as n/a (no value)."
     )
-    # a layout of a chart of many bars measures each name and value, seconds for a thousand:
-    # the y label is fitted in the layout of the title and x label, and the title is set
-    # where matplotlib would place it (over names, no offset text), so that no layout or
-    # draw measures the names again to place it
+    # the y label is fitted in the layout of the title and x label: a layout of a chart of
+    # many bars measures each name and value, seconds for a thousand
     return finish(
         ax,
         title,
@@ -248,7 +246,6 @@ def comps_multiples(
         alt,
         grid="x",
         title_pad=_LEGEND_PAD if ax.get_legend() else 6.0,
-        named_y=True,
     )
 
 
