@@ -480,37 +480,44 @@ _ODD_ID = r'"id":"(?:[^"]*[^0-9a-f"-]|[^"]{0,35}"|[^"]{37})'
 _LISTS = (list, tuple, np.ndarray)
 
 
-def _members_spelt(values: Sequence[Any]) -> bool:
+def _members_spelt(values: Sequence[Any], typed: bool = False) -> bool:
     """Whether every ``id`` of the objects of these lists (parsed JSON, or typed rows) is
     already in the one spelling (:func:`canonical_uuid`): tested first without a Python call
     per object (null, or 36 characters of lower case: a page of 1,000 deals, a small fraction
     of its parse), else per distinct id (ids that are no UUID, ``"d1"``, stay as they are).
+
+    ``typed``: ``values`` are lists of typed rows or None, as a schema'd decoder reads them
+    (:mod:`dealframe.frames.deal_rows`): their ids are found in C passes only.
 
     Examples
     --------
     >>> _members_spelt([[{"id": "d1"}], None]), _members_spelt([[{"id": "5F38873F-6E1C-4D6F-AD87-E6977CDA30BA"}]])
     (True, False)
     """
-    # nulls (None, NaN, NA) and what is not a list (refused by encode) have no member
-    members = list(chain.from_iterable(v for v in values if isinstance(v, _LISTS)))
-    try:
-        ids = list(map(attrgetter("id"), members))  # typed rows (dealframe.frames.deal_rows)
-    except AttributeError:
-        ids = [m.get("id") if isinstance(m, Mapping) else None for m in members]
-    texts = [i for i in ids if isinstance(i, str)]  # others are written as they are
+    if typed:  # lists of typed rows or None (dealframe.frames.deal_rows): C passes only
+        found = chain.from_iterable(filter(None, values))
+        texts = list(filter(None, map(attrgetter("id"), found)))  # "" is in its spelling
+    else:
+        # nulls (None, NaN, NA) and what is not a list (refused by encode) have no member
+        members = list(chain.from_iterable(v for v in values if isinstance(v, _LISTS)))
+        try:
+            ids = list(map(attrgetter("id"), members))  # typed rows
+        except AttributeError:
+            ids = [m.get("id") if isinstance(m, Mapping) else None for m in members]
+        texts = [i for i in ids if isinstance(i, str)]  # others are written as they are
     joined = "".join(texts)
     if joined == joined.lower() and set(map(len, texts)) <= {36}:
         return True
     return all(canonical_uuid(i) == i for i in set(texts))
 
 
-def _member_ids(values: Sequence[Any], texts: Any) -> Any:
+def _member_ids(values: Sequence[Any], texts: Any, typed: bool = False) -> Any:
     """``texts`` (a pandas ``str`` array: lists of objects ``values`` as JSON text, as
     :func:`encode` writes them) with the ``id`` of each object in the one spelling of UUIDs
     (:func:`canonical_uuid`): a participant served as ``{"id": "550E8400-..."}`` is held as
     the same text as one served in lower case, in every frame and in the mirror. Returned as
-    it is when every id already is (:func:`_members_spelt`, the rule); else the lists whose
-    text shows an id of another spelling are read and written again.
+    it is when every id already is (:func:`_members_spelt`, the rule; ``typed`` as there);
+    else the lists whose text shows an id of another spelling are read and written again.
 
     Examples
     --------
@@ -518,7 +525,7 @@ def _member_ids(values: Sequence[Any], texts: Any) -> Any:
     >>> list(_member_ids(values, encode(values, "buyers", array=True)))
     ['[{"id":"5f38873f-6e1c-4d6f-ad87-e6977cda30ba","name":"A"}]', nan]
     """
-    if _members_spelt(values):
+    if _members_spelt(values, typed):
         return texts
     odd = pc.match_substring_regex(texts.__arrow_array__(), _ODD_ID)
     cells = texts.to_numpy(dtype=object, na_value=None)
@@ -1115,7 +1122,7 @@ def _page_column(values: Sequence[Any], col: Column, typed: bool = False) -> Any
     if typed and col.kind == "list":
         blobs = [None if v is None else _write_typed(v) for v in values]
         texts = pd.array(pa.array(blobs, pa.large_binary()).view(_TEXT), dtype=STRING_DTYPE)
-        return _member_ids(values, texts) if "id" in (col.fields or ()) else texts
+        return _member_ids(values, texts, typed=True) if "id" in (col.fields or ()) else texts
     if col.kind == "float":
         if typed:
             return _floats(values, col.name, typed=True)
