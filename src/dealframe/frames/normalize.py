@@ -590,8 +590,9 @@ def _floats(
     >>> str(said[0].message)
     "deal_valuation: numbers written as text in 1 of 2 values (such as '123.5'; id d1): read as numbers"
     """
-    if not typed:
-        values = _no_booleans(values, name)
+    if typed:  # numbers and None only, as the decoder read them: None is NaN
+        return np.array(values, dtype=np.float64)
+    values = _no_booleans(values, name)
     try:  # the common case: the text check below costs nothing here (pd.NA, NaT: null)
         read = pa.array(values, pa.float64(), from_pandas=True)
         return read.to_numpy(zero_copy_only=False, writable=True)
