@@ -578,7 +578,8 @@ def _floats(
     number written as text (``"123.5"``) is read as that number: each warned of, naming the
     field (the last with its count and, given ``labels`` (``("id", ids)``), the first rows'
     labels: :func:`warn_numbers_as_text`). ``typed``: values a schema'd decoder read as
-    numbers or null (:mod:`dealframe.frames.deal_rows`), no boolean among them.
+    floats or null (:mod:`dealframe.frames.deal_rows`: fields declared ``float | None``),
+    taken as they are, without the checks above.
 
     Examples
     --------
