@@ -737,7 +737,9 @@ class FeedWalk:
             if part is not None and len(part):
                 self.rows += len(part)
                 self._note(part["updated_at"])
-                yield part.reset_index(drop=True)
+                rows = part.reset_index(drop=True)
+                rows.attrs = {}  # the page's, read by now: pandas copies them into each column
+                yield rows
 
     def _note(self, stamps: pd.Series) -> None:
         """Count the rows stamped after ``until``; keep the newest stamp not after it."""
