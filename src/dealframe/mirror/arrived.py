@@ -92,7 +92,10 @@ class Arrived:
     def add(self, frame: pd.DataFrame) -> None:
         """Note the rows of one feed frame, in the order they are staged (its
         :data:`~dealframe.mirror.schema.ABSENT` column naming the table columns each row's item
-        lacked, when any did)."""
+        lacked, when any did).
+
+        Each checked column's nulls are found on the frame's own column (no copy of the rows
+        as objects); only the rows holding such a null are kept, as objects."""
         if not len(frame):
             return
         start, self.rows = self.rows, self.rows + len(frame)
@@ -102,27 +105,38 @@ class Arrived:
                 held = np.flatnonzero(frame[name].notna().to_numpy()) + start
                 self._extra.setdefault(name, []).append(held)
         checked = self._checked()
-        if not checked:
+        # a column the frame lacks: a field absent from every item, said apart
+        sent = [c for c in checked if c in frame.columns]
+        if not sent:
             return
-        values = {  # object columns (no inferred dtype), so a True can stand in any of them
-            "id": frame["id"].to_numpy(dtype=object),
-            **{  # a column the frame lacks: a field absent from every item, said apart
-                c: frame[c].to_numpy(dtype=object)
-                if c in frame.columns
-                else np.full(len(frame), _NOT_NULL_HERE, dtype=object)
-                for c in checked
-            },
-        }
-        view = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in values.items()})
-        view[_AT] = np.arange(start, self.rows, dtype=np.int64)
-        if ABSENT in frame.columns:  # absent from the item, not sent null: not counted here
+        nulls = {c: frame[c].isna().to_numpy() for c in sent}
+        if not any(n.any() for n in nulls.values()):
+            return
+        lacks: dict[str, np.ndarray] = {}  # absent from the item, not sent null: not counted
+        if ABSENT in frame.columns:
             for row, lacked in enumerate(frame[ABSENT].tolist()):
                 for column in lacked if isinstance(lacked, tuple) else ():
-                    if column in checked:
-                        view.iat[row, view.columns.get_loc(column)] = _NOT_NULL_HERE
-        nulled = view[checked].isna().any(axis=1).to_numpy()
-        if nulled.any():
-            self._nulled.append(view.loc[nulled])
+                    if column in nulls:
+                        lacks.setdefault(column, np.zeros(len(frame), dtype=bool))[row] = True
+        nulled = np.zeros(len(frame), dtype=bool)
+        for c, isna in nulls.items():
+            nulled |= isna & ~lacks[c] if c in lacks else isna
+        if not nulled.any():
+            return
+        rows = np.flatnonzero(nulled)
+        part = frame.iloc[rows]
+        values = {"id": part["id"].to_numpy(dtype=object)}
+        for c in checked:  # object columns (no inferred dtype), so a True can stand in any
+            if c not in nulls:
+                values[c] = np.full(len(rows), _NOT_NULL_HERE, dtype=object)
+                continue
+            values[c] = part[c].to_numpy(dtype=object, copy=True)
+            if c in lacks:
+                values[c][lacks[c][rows]] = _NOT_NULL_HERE
+        view = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in values.items()})
+        view.index = rows
+        view[_AT] = rows + start
+        self._nulled.append(view)
 
     def _kept(self, keep: np.ndarray | None) -> int:
         """Rows counted: the latest read of each id (``keep``), else every read."""

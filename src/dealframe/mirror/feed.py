@@ -100,6 +100,8 @@ PAGE_SIZE = 1000
 #: ``updated_at >=`` filter or ``include_deleted`` filter not listed): raised before the feed
 #: request, carrying the document's request.
 QUERY_REFUSED = frozenset({"sort_unlisted", "filter_unlisted"})
+#: The attrs of a page that :class:`FeedWalk` reads (:meth:`FeedWalk._last`).
+_WALK_ATTRS = ("total", "limit", "has_more")
 #: How far before the cursor a walk asks on a service that reads ``updated_at`` as ``gt``.
 _MICROSECOND = pd.Timedelta(microseconds=1)
 
@@ -181,6 +183,9 @@ class ClientFetch:
         self._check_ids(frame, page - 1 + self.origin)
         self._check_deleted(frame, page - 1 + self.origin)
         self._mark_absent(frame)
+        # what the walk reads of the page's attrs: pandas copies them deeply into every column
+        # and slice taken of it (a page's findings and absent ids among them), all said by now
+        frame.attrs = {k: frame.attrs[k] for k in _WALK_ATTRS if k in frame.attrs}
         return frame, None if total is None else int(total)
 
     def _mark_absent(self, frame: pd.DataFrame) -> None:
@@ -208,7 +213,9 @@ class ClientFetch:
         if not len(frame):
             return
         ids = frame["id"] if "id" in frame.columns else pd.Series([None] * len(frame))
-        missing = ids.isna().to_numpy() | (ids.astype(object) == "").to_numpy()
+        missing = ids.isna().to_numpy()
+        empty = (isinstance(v, str) and not v for v in ids.tolist())  # no object copy of ids
+        missing = missing | np.fromiter(empty, dtype=bool, count=len(ids))
         if not missing.any():
             return
         first = int(missing.argmax()) + 1
@@ -620,7 +627,7 @@ class FeedWalk:
             stamps = frame["updated_at"]
             self._check_order(stamps, self._bound(cursor), page)
             self._check_moves(frame)
-            if page > 1 and held is not None and len(frame) and frame["id"].isin(held["id"]).all():
+            if page > 1 and held is not None and len(frame) and _among(frame, held).all():
                 raise ServiceContractError(  # it ignores `page`: an offset walk would not end
                     200,
                     f"page {page} of the rows changed at {cursor} repeats an earlier page (the "
@@ -629,7 +636,7 @@ class FeedWalk:
                     finding="repeated_page",
                 )
             if held is not None and len(held):
-                held = held[~held["id"].isin(frame["id"])]  # the later read wins
+                held = _without(held, _among(held, frame))  # the later read wins
             if page > 1 and total != tie_total:
                 self._unstable(cursor)  # rows entered the tie's query while it was read
             if self._last(frame, page, total):  # everything from the cursor is seen
@@ -654,9 +661,10 @@ class FeedWalk:
                     held = frame if held is None else pd.concat([held, frame], ignore_index=True)
                 page += 1
                 continue
-            boundary = (stamps == last).to_numpy()
-            yield from self._emit(held, frame[~boundary])
-            held = frame[boundary]
+            # the rows on the last timestamp: the page's tail (its stamps ascend, checked)
+            cut = int((stamps == last).to_numpy().argmax())
+            yield from self._emit(held, frame.iloc[:cut])
+            held = frame.iloc[cut:]
             cursor, page, tie_total = last, 1, None
 
     def _fetch(self, cursor: pd.Timestamp | None, page: int) -> tuple[pd.DataFrame, int | None]:
@@ -694,9 +702,7 @@ class FeedWalk:
         """Whether page 1 of ``updated_at >= cursor`` left out every row stamped ``cursor``
         the walk has just received (``held``): the service reads the filter as ``gt``, and
         the rows at the cursor past the page's end would never be read. Sets :attr:`strict`."""
-        if frame["id"].isin(held["id"]).any() or (
-            len(frame) and frame["updated_at"].iloc[0] <= cursor
-        ):
+        if _among(frame, held).any() or (len(frame) and frame["updated_at"].iloc[0] <= cursor):
             return False
         self.strict = (
             f"page 1 of updated_at >= {cursor.isoformat()} left out the {len(held)} row(s) "
@@ -731,7 +737,9 @@ class FeedWalk:
             if part is not None and len(part):
                 self.rows += len(part)
                 self._note(part["updated_at"])
-                yield part.reset_index(drop=True)
+                rows = part.reset_index(drop=True)
+                rows.attrs = {}  # the page's, read by now: pandas copies them into each column
+                yield rows
 
     def _note(self, stamps: pd.Series) -> None:
         """Count the rows stamped after ``until``; keep the newest stamp not after it."""
@@ -801,3 +809,33 @@ class FeedWalk:
             return
         if self.unstable_from is None or stamp < self.unstable_from:
             self.unstable_from = stamp
+
+
+def _among(frame: pd.DataFrame, other: pd.DataFrame) -> np.ndarray:
+    """Which rows of ``frame`` have an ``id`` among ``other``'s (``Series.isin`` by a set of
+    Python strings: pandas' ``isin`` of Arrow strings costs about a millisecond a page).
+
+    Examples
+    --------
+    >>> _among(pd.DataFrame({"id": ["a", "b", "c"]}), pd.DataFrame({"id": ["c", "a"]})).tolist()
+    [True, False, True]
+    """
+    ids = frame["id"].tolist()
+    wanted = set(other["id"].tolist())
+    return np.fromiter((i in wanted for i in ids), dtype=bool, count=len(ids))
+
+
+def _without(frame: pd.DataFrame, dropped: np.ndarray) -> pd.DataFrame:
+    """``frame`` less the rows ``dropped`` marks (taken only when some stay and some go: a
+    boolean take copies every column).
+
+    Examples
+    --------
+    >>> len(_without(pd.DataFrame({"id": ["a", "b"]}), np.array([True, True])))
+    0
+    """
+    if not dropped.any():
+        return frame
+    if dropped.all():
+        return frame.iloc[:0]
+    return frame[~dropped]

@@ -17,6 +17,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -122,6 +123,7 @@ def _arrow_type(col: Column) -> pa.DataType:
     return _SCALAR[col.kind]
 
 
+@functools.cache
 def arrow_schema(entity: str) -> pa.Schema:
     """The Arrow schema of ``entity``'s Delta table."""
     return pa.schema([pa.field(c.name, _arrow_type(c)) for c in _SCHEMAS[entity]])
@@ -181,10 +183,19 @@ def _objects(series: pd.Series) -> list[Any]:
     ]
 
 
+def _text_categories(series: pd.Series) -> bool:
+    """Whether ``series`` is a categorical of text (each category a ``str``)."""
+    return isinstance(series.dtype, pd.CategoricalDtype) and (
+        pd.api.types.infer_dtype(series.cat.categories, skipna=False) in ("string", "empty")
+    )
+
+
 def _to_array(series: pd.Series, col: Column, type_: pa.DataType) -> pa.Array:
     kind = col.kind
     if kind in ("str", "uuid", "list", "object") and isinstance(series.dtype, pd.StringDtype):
         return pa.chunked_array(series.array.__arrow_array__()).cast(type_)
+    if kind == "category" and _text_categories(series):  # decoded by Arrow, not row by row
+        return pa.array(series, from_pandas=True).dictionary_decode().cast(type_)
     if kind in ("str", "uuid", "category", "list", "object"):
         return pa.array(_objects(series), type=type_)
     if kind == "date":
